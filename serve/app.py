@@ -1,0 +1,58 @@
+"""FastAPI app factory and lifespan: load the models, warm up, then serve; drain on shutdown."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request, Response
+
+from serve.api import health, openai
+from serve.api.errors import error_response, install_error_handlers
+from serve.config import Settings
+from serve.errors import PayloadTooLarge
+from serve.generation.base import Generator
+from serve.logsetup import request_id_var
+from serve.runtime import Runtime
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings, generator: Generator | None = None) -> FastAPI:
+    """The server; `generator` replaces the configured backend (tests pass a fake)."""
+    runtime = Runtime.create(settings, generator)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await runtime.start()
+        logger.info("server.ready generator=%s model=%s", runtime.generator.name, runtime.generator.model_name)
+        try:
+            yield
+        finally:
+            await runtime.stop()
+
+    app = FastAPI(title="csreply", version="0.1.0", lifespan=lifespan)
+    app.state.runtime = runtime
+    install_error_handlers(app)
+
+    @app.middleware("http")
+    async def request_context(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        request_id = request.headers.get("x-request-id") or secrets.token_hex(8)
+        token = request_id_var.set(request_id[:64])
+        try:
+            length = request.headers.get("content-length")
+            if length and length.isdigit() and int(length) > settings.server.max_body_bytes:
+                return error_response(
+                    PayloadTooLarge(f"request body is {length} bytes; the limit is {settings.server.max_body_bytes}")
+                )
+            response = await call_next(request)
+            response.headers["x-request-id"] = request_id[:64]
+            return response
+        finally:
+            request_id_var.reset(token)
+
+    app.include_router(health.router)
+    app.include_router(openai.router)
+    return app

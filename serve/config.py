@@ -1,0 +1,111 @@
+"""Server settings: defaults < YAML file (`--config` or CSREPLY_CONFIG) < CSREPLY_* environment variables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+SMOLLM2_DIRNAME = "smollm2-135m-instruct"
+MINILM_DIRNAME = "all-minilm-l6-v2"
+
+
+def default_cache_dir() -> Path:
+    """Where fetched and built models live, outside the clone so CI runs on one machine share them."""
+    override = os.environ.get("CSREPLY_CACHE_DIR")
+    if override:
+        return Path(override).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "csreply"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    max_body_bytes: int = Field(1_000_000, ge=1024, description="larger request bodies get 413")
+    sse_ping_seconds: float = Field(15.0, gt=0)
+
+
+class GeneratorSettings(_Section):
+    backend: Literal["hf"] = "hf"
+    model_dir: Path | None = Field(None, description="HF model directory; default: the embedded SmolLM2")
+    model_name: str = "smollm2-135m-instruct"
+    languages: tuple[str, ...] = Field(("en",), description="languages this model writes well")
+    device: str = Field("auto", description="'auto', 'cpu', 'cuda' or 'cuda:N'")
+    dtype: Literal["float32", "bfloat16", "float16", "auto"] = "float32"
+    attn_implementation: str = "sdpa"
+    num_threads: int | None = Field(None, ge=1, description="torch intra-op threads; default: CPU cores")
+    # Paged KV cache: page_size tokens per block, num_blocks blocks. Sized explicitly because
+    # transformers otherwise sizes the cache from 60 % of system RAM on CPU.
+    page_size: int = Field(64, ge=16)
+    num_blocks: int = Field(256, ge=4)
+    max_batch_tokens: int = Field(512, ge=64)
+    max_model_len: int = Field(2048, ge=128, description="prompt + completion tokens")
+    default_max_tokens: int = Field(256, ge=1)
+    max_tokens_limit: int = Field(1024, ge=1)
+    max_concurrent_requests: int = Field(64, ge=1)
+    warmup: bool = True
+
+    @model_validator(mode="after")
+    def _check_limits(self) -> GeneratorSettings:
+        if self.default_max_tokens > self.max_tokens_limit:
+            raise ValueError("default_max_tokens must not exceed max_tokens_limit")
+        if self.max_tokens_limit >= self.max_model_len:
+            raise ValueError("max_tokens_limit must be smaller than max_model_len")
+        return self
+
+
+class LoggingSettings(_Section):
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    json_format: bool = True
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="CSREPLY_", env_nested_delimiter="__", extra="forbid", yaml_file=None
+    )
+
+    cache_dir: Path = Field(default_factory=default_cache_dir)
+    server: ServerSettings = ServerSettings()
+    generator: GeneratorSettings = GeneratorSettings()
+    logging: LoggingSettings = LoggingSettings()
+
+    @property
+    def generator_model_dir(self) -> Path:
+        return self.generator.model_dir or self.cache_dir / "models" / SMOLLM2_DIRNAME
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        yaml_path = os.environ.get("CSREPLY_CONFIG")
+        if yaml_path:
+            sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=yaml_path))
+        return tuple(sources)
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build settings once, at the edge (CLI); everything else receives them as an argument."""
+    if config_file is not None:
+        if not config_file.is_file():
+            raise FileNotFoundError(f"config file not found: {config_file}")
+        os.environ["CSREPLY_CONFIG"] = str(config_file)
+    return Settings(**overrides)

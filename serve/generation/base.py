@@ -1,0 +1,79 @@
+"""The generator seam: every engine (hf, trtllm, canned) implements `Generator`.
+
+Contract:
+1. `generate` is an async generator of `GenerationChunk`s; closing or cancelling the iterator aborts the
+   request in the engine (backends abort from a `finally` block).
+2. A backend raises only `serve.errors` types (InvalidRequest for requests it cannot take, BackendError
+   subclasses for engine trouble).
+3. Heavy imports (torch, transformers, tensorrt_llm) happen only inside the backend module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+FinishReason = Literal["stop", "length", "cancelled", "error"]
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    request_id: str
+    messages: tuple[ChatMessage, ...]
+    max_new_tokens: int
+    temperature: float = 0.0  # 0 means greedy
+    top_p: float = 1.0
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationChunk:
+    text: str  # delta since the previous chunk; may be empty on the final chunk
+    finish_reason: FinishReason | None = None
+    prompt_tokens: int | None = None  # final chunk only
+    completion_tokens: int | None = None  # final chunk only
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorStats:
+    backend: str
+    model: str
+    active_requests: int  # requests this process is streaming
+    engine_running: int  # requests the engine is decoding
+    engine_waiting: int  # requests the engine has queued
+    kv_blocks_used: int | None = None
+    kv_blocks_total: int | None = None
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+class Generator(Protocol):
+    name: str
+    model_name: str
+    languages: tuple[str, ...]
+
+    def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
+        """Stream the reply; closing the iterator aborts the request."""
+        ...
+
+    def count_prompt_tokens(self, messages: tuple[ChatMessage, ...]) -> int:
+        """Tokens the rendered chat prompt takes (for budgets and usage)."""
+        ...
+
+    async def warmup(self) -> None: ...
+
+    async def check_health(self) -> None:
+        """Raise BackendUnavailable when the engine cannot serve."""
+        ...
+
+    def stats(self) -> GeneratorStats: ...
+
+    async def aclose(self) -> None: ...

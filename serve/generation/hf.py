@@ -1,0 +1,238 @@
+"""`hf` generator: transformers continuous batching (paged KV cache, in-flight batching) on CPU or CUDA.
+
+One background thread (transformers' CB manager) runs the batch; each request registers an asyncio
+result handler, so tokens arrive on the event loop without polling. Closing a request's iterator cancels
+it in the engine and drops its handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+from collections.abc import AsyncGenerator, Sequence
+from pathlib import Path
+from typing import Any
+
+from serve.config import GeneratorSettings
+from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
+from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.streaming import IncrementalDetokenizer, StopMatcher
+
+logger = logging.getLogger(__name__)
+
+# How long a request waits for its next token before the engine thread's health is checked.
+_TOKEN_WATCHDOG_SECONDS = 30.0
+
+
+class HfGenerator:
+    name = "hf"
+
+    def __init__(self, settings: GeneratorSettings, model_dir: Path) -> None:
+        self.settings = settings
+        self.model_dir = model_dir
+        self.model_name = settings.model_name
+        self.languages = tuple(settings.languages)
+        self._active: set[str] = set()
+        self._manager: Any = None
+        self._tokenizer: Any = None
+        self._stop_ids: frozenset[int] = frozenset()
+
+    # ------------------------------------------------------------------ loading
+    def load(self) -> None:
+        """Load model and tokenizer and start the engine thread (blocking; call from a worker thread)."""
+        if not (self.model_dir / "config.json").is_file():
+            raise BackendUnavailable(
+                f"no model at {self.model_dir}: run `csreply prepare` (or `make setup`) to fetch the "
+                "embedded default, or set generator.model_dir"
+            )
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
+        from transformers.generation.configuration_utils import ContinuousBatchingConfig
+
+        from serve.generation.hf_sampling import build_processors
+
+        torch.set_num_threads(self.settings.num_threads or max(1, os.cpu_count() or 1))
+        device = _resolve_device(self.settings.device, torch)
+        dtype = "auto" if self.settings.dtype == "auto" else getattr(torch, self.settings.dtype)
+        self._tokenizer = AutoTokenizer.from_pretrained(self.model_dir)
+        model = AutoModelForCausalLM.from_pretrained(
+            self.model_dir, dtype=dtype, attn_implementation=self.settings.attn_implementation
+        )
+        model.to(device).eval()
+        self._stop_ids = frozenset(_chat_stop_ids(self._tokenizer, model.generation_config))
+        gen_config = GenerationConfig(
+            max_new_tokens=self.settings.default_max_tokens,
+            do_sample=False,  # sampling happens per request in hf_sampling (Gumbel-max)
+            eos_token_id=sorted(self._stop_ids),
+            pad_token_id=self._tokenizer.pad_token_id or min(self._stop_ids),
+        )
+        cb_config = ContinuousBatchingConfig(
+            page_size=self.settings.page_size,
+            num_blocks=self.settings.num_blocks,
+            max_batch_tokens=self.settings.max_batch_tokens,
+            use_async_batching=False,
+            use_cuda_graph=False,
+            auto_switch_to_flash=False,
+        )
+        manager = model.init_continuous_batching(generation_config=gen_config, continuous_batching_config=cb_config)
+        manager.logit_processor = build_processors()
+        manager.start()
+        self._manager = manager
+        logger.info(
+            "generator.loaded backend=hf model=%s device=%s dtype=%s threads=%d stop_ids=%s",
+            self.model_dir, device, self.settings.dtype, torch.get_num_threads(), sorted(self._stop_ids),
+        )
+
+    # ---------------------------------------------------------------- the seam
+    def count_prompt_tokens(self, messages: tuple[ChatMessage, ...]) -> int:
+        return len(self._encode(messages))
+
+    async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
+        manager = self._require_manager()
+        prompt_ids = self._encode(request.messages)
+        budget = self.settings.max_model_len - len(prompt_ids)
+        if request.max_new_tokens > budget:
+            raise ContextLengthExceeded(
+                f"the prompt takes {len(prompt_ids)} tokens and max_tokens is {request.max_new_tokens}; "
+                f"together they exceed the model's {self.settings.max_model_len}-token context",
+                param="max_tokens" if budget > 0 else "messages",
+            )
+        rid = request.request_id
+        if rid in self._active:
+            raise InvalidRequest(f"request id {rid!r} is already running", param="request_id")
+        from serve.generation.hf_sampling import sampling_kwargs
+
+        seed = request.seed if request.seed is not None else secrets.randbits(31)
+        results: asyncio.Queue[Any] = asyncio.Queue()
+        manager.register_result_handler(rid, results.put_nowait)
+        self._active.add(rid)
+        finished = False
+        try:
+            accepted = manager.add_request(
+                prompt_ids, request_id=rid, max_new_tokens=request.max_new_tokens, streaming=True,
+                **sampling_kwargs(request.temperature, request.top_p, seed),
+            )
+            if accepted is None:
+                raise BackendUnavailable("the generation engine is not accepting requests")
+            detok = IncrementalDetokenizer(self._tokenizer.decode, skip_ids=self._stop_ids)
+            stops = StopMatcher(request.stop)
+            seen = 0
+            while True:
+                output = await self._next_output(results)
+                if output.error:
+                    raise GenerationFailed(f"generation failed: {output.error}")
+                tokens = output.generated_tokens
+                text = stops.push(detok.push(tokens[seen:]))
+                seen = len(tokens)
+                done = output.is_finished()
+                if stops.stopped or done:
+                    finished = done
+                    if not stops.stopped:
+                        text += stops.push(detok.flush())
+                        text += stops.flush()
+                    reason = "stop" if stops.stopped or (tokens and tokens[-1] in self._stop_ids) else "length"
+                    yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids), completion_tokens=seen)
+                    return
+                if text:
+                    yield GenerationChunk(text)
+        finally:
+            self._active.discard(rid)
+            if not finished:
+                self._abort(rid)
+
+    async def warmup(self) -> None:
+        request = GenerationRequest(
+            request_id=f"warmup-{secrets.token_hex(4)}",
+            messages=(ChatMessage("user", "Hello"),),
+            max_new_tokens=4,
+        )
+        async for _ in self.generate(request):
+            pass
+
+    async def check_health(self) -> None:
+        manager = self._require_manager()
+        fatal = manager.background_thread_status.fatal_error
+        if fatal is not None or not manager.is_running():
+            raise BackendUnavailable(f"generation engine thread is down: {fatal or 'stopped'}")
+
+    def stats(self) -> GeneratorStats:
+        running = waiting = 0
+        used = total = None
+        processor = getattr(self._manager, "batch_processor", None)
+        if processor is not None:
+            running = len(processor.scheduler.active_requests)
+            waiting = len(processor.scheduler.waiting_requests) + self._manager.input_queue.qsize()
+            total = int(processor.cache.num_blocks)
+            used = total - round(processor.cache.compute_free_capacity(relative=True) * total)
+        return GeneratorStats(
+            backend=self.name, model=self.model_name, active_requests=len(self._active),
+            engine_running=running, engine_waiting=waiting, kv_blocks_used=used, kv_blocks_total=total,
+        )
+
+    async def aclose(self) -> None:
+        manager, self._manager = self._manager, None
+        if manager is not None:
+            await asyncio.to_thread(manager.stop, block=True, timeout=10)
+
+    # ----------------------------------------------------------------- helpers
+    def _require_manager(self) -> Any:
+        if self._manager is None:
+            raise BackendUnavailable("the hf generator is not loaded")
+        return self._manager
+
+    def _encode(self, messages: Sequence[ChatMessage]) -> list[int]:
+        text = self._tokenizer.apply_chat_template(
+            [{"role": m.role, "content": m.content} for m in messages], tokenize=False, add_generation_prompt=True
+        )
+        return list(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    async def _next_output(self, results: asyncio.Queue[Any]) -> Any:
+        while True:
+            try:
+                return await asyncio.wait_for(results.get(), timeout=_TOKEN_WATCHDOG_SECONDS)
+            except TimeoutError:
+                await self.check_health()  # raises when the engine thread died; otherwise keep waiting
+
+    def _abort(self, request_id: str) -> None:
+        manager = self._manager
+        if manager is None:
+            return
+        manager.cancel_request(request_id)
+        router = manager.output_router
+        with router._lock:  # transformers only drops a handler when its request finishes, not on cancel
+            router.result_handlers.pop(request_id, None)
+
+
+def _resolve_device(device: str, torch: Any) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise BackendUnavailable(f"generator.device is {device!r} but no CUDA device is available")
+    return device
+
+
+def _chat_stop_ids(tokenizer: Any, generation_config: Any) -> set[int]:
+    """End-of-turn ids: EOS from tokenizer and generation config, plus the token the chat template puts
+    right after an assistant turn (e.g. <|im_end|>, <|eot_id|>)."""
+    ids: set[int] = set()
+    for value in (tokenizer.eos_token_id, getattr(generation_config, "eos_token_id", None)):
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, list | tuple):
+            ids.update(int(v) for v in value)
+    marker = "CSREPLY_END_MARKER"
+    rendered = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": marker}], tokenize=False
+    )
+    tail = rendered.split(marker, 1)[-1]
+    tail_ids = tokenizer(tail, add_special_tokens=False)["input_ids"] if tail.strip() else []
+    special = set(getattr(tokenizer, "all_special_ids", []))
+    for token_id in tail_ids:
+        if token_id in special:
+            ids.add(int(token_id))
+            break
+    if not ids:
+        raise BackendUnavailable("the model declares no end-of-sequence token; set one in generation_config.json")
+    return ids

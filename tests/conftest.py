@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+
+from serve.app import create_app
+from serve.config import GeneratorSettings, Settings
+from tests.fakes import ScriptedFakeGenerator
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def parse_sse(text: str) -> list[str]:
+    """The `data:` payloads of an SSE body, in order (comments and pings skipped)."""
+    events: list[str] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        data = [line[5:].lstrip() for line in block.split("\n") if line.startswith("data:")]
+        if data:
+            events.append("\n".join(data))
+    return events
+
+
+def sse_json(text: str) -> tuple[list[dict[str, Any]], bool]:
+    """Parsed JSON events and whether the stream ended with [DONE]."""
+    payloads = parse_sse(text)
+    done = bool(payloads) and payloads[-1] == "[DONE]"
+    return [json.loads(p) for p in payloads if p != "[DONE]"], done
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(
+        cache_dir=tmp_path,
+        generator=GeneratorSettings(max_concurrent_requests=8, warmup=False),
+    )
+
+
+@pytest.fixture
+def fake_generator() -> ScriptedFakeGenerator:
+    return ScriptedFakeGenerator()
+
+
+@pytest.fixture
+async def client(settings: Settings, fake_generator: ScriptedFakeGenerator) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings, generator=fake_generator)
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            yield c

@@ -1,0 +1,76 @@
+"""Test doubles, named as such. `ScriptedFakeGenerator` stands in for an engine in API tests only; the real
+engine is exercised by tests/e2e against the embedded SmolLM2 model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from serve.errors import BackendUnavailable, ServeError
+from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
+
+Script = Callable[[GenerationRequest], list[GenerationChunk | ServeError]]
+
+
+def echo_script(request: GenerationRequest) -> list[GenerationChunk | ServeError]:
+    """Replies with the last user message, one word per chunk; finish_reason 'stop'."""
+    words = request.messages[-1].content.split()
+    words = words[: request.max_new_tokens]
+    chunks: list[GenerationChunk | ServeError] = [GenerationChunk(w + " ") for w in words[:-1]]
+    chunks.append(GenerationChunk(words[-1], "stop", prompt_tokens=7, completion_tokens=len(words)))
+    return chunks
+
+
+@dataclass
+class ScriptedFakeGenerator:
+    """Replays scripted chunks per request; records started, finished and aborted request ids.
+
+    `gate`, when set, makes every request wait for it after its first chunk (to hold streams open)."""
+
+    script: Script = echo_script
+    name: str = "fake"
+    model_name: str = "fake-model"
+    languages: tuple[str, ...] = ("en",)
+    gate: asyncio.Event | None = None
+    started: list[str] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)
+    aborted: list[str] = field(default_factory=list)
+    requests: list[GenerationRequest] = field(default_factory=list)
+    healthy: bool = True
+    closed: bool = False
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+        self.started.append(request.request_id)
+        self.requests.append(request)
+        done = False
+        try:
+            for i, item in enumerate(self.script(request)):
+                if isinstance(item, ServeError):
+                    raise item
+                yield item
+                if i == 0 and self.gate is not None:
+                    await self.gate.wait()
+                await asyncio.sleep(0)
+            done = True
+            self.finished.append(request.request_id)
+        finally:
+            if not done:
+                self.aborted.append(request.request_id)
+
+    def count_prompt_tokens(self, messages: tuple[ChatMessage, ...]) -> int:
+        return sum(len(m.content.split()) for m in messages)
+
+    async def warmup(self) -> None:
+        return None
+
+    async def check_health(self) -> None:
+        if not self.healthy:
+            raise BackendUnavailable("fake engine marked unhealthy")
+
+    def stats(self) -> GeneratorStats:
+        active = len(set(self.started) - set(self.finished) - set(self.aborted))
+        return GeneratorStats(self.name, self.model_name, active, active, 0)
+
+    async def aclose(self) -> None:
+        self.closed = True

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import torch
+
+from serve.generation.hf_sampling import (
+    GumbelSampler,
+    TemperatureScaler,
+    TopPFilter,
+    build_processors,
+    sampling_kwargs,
+    step_seed,
+)
+
+
+def rows(*kwargs: dict, generated: int = 0) -> list[SimpleNamespace]:
+    """Stand-ins for transformers' FutureRequestState: only the two attributes the processors read."""
+    return [
+        SimpleNamespace(state=SimpleNamespace(logit_processor_kwargs=k, generated_len=lambda: generated))
+        for k in kwargs
+    ]
+
+
+def test_greedy_kwargs_leave_logits_untouched_by_every_processor() -> None:
+    scores = torch.randn(2, 50)
+    greedy = rows(sampling_kwargs(0.0, 0.5, 7), sampling_kwargs(0.0, 1.0, 7))
+    out = scores
+    for processor in (TemperatureScaler(), TopPFilter(), GumbelSampler()):
+        out = processor(out, processor.prepare_tensor_args(greedy))
+    assert torch.equal(out, scores)
+
+
+def test_temperature_scales_only_its_own_row() -> None:
+    scores = torch.ones(2, 4)
+    arg = TemperatureScaler().prepare_tensor_args(rows({"temperature": 0.5}, {"temperature": 1.0}))
+    out = TemperatureScaler()(scores, arg)
+    assert torch.allclose(out[0], torch.full((4,), 2.0)) and torch.equal(out[1], scores[1])
+
+
+def test_top_p_keeps_the_smallest_set_that_covers_p() -> None:
+    probs = torch.tensor([[0.5, 0.3, 0.15, 0.05], [0.5, 0.3, 0.15, 0.05]])
+    scores = probs.log()
+    arg = TopPFilter().prepare_tensor_args(rows({"top_p": 0.7}, {"top_p": 1.0}))
+    out = TopPFilter()(scores, arg)
+    assert torch.isfinite(out[0]).tolist() == [True, True, False, False]
+    assert torch.equal(out[1], scores[1])
+
+
+def test_top_p_always_keeps_the_top_token() -> None:
+    scores = torch.tensor([[5.0, 0.0, 0.0]])
+    out = TopPFilter()(scores, TopPFilter().prepare_tensor_args(rows({"top_p": 0.01})))
+    assert torch.isfinite(out[0]).tolist() == [True, False, False]
+
+
+def test_gumbel_max_samples_match_the_softmax_distribution() -> None:
+    target = torch.tensor([0.6, 0.3, 0.1])
+    scores = target.log().unsqueeze(0)
+    sampler = GumbelSampler()
+    counts = torch.zeros(3)
+    for seed in range(1, 3001):
+        noisy = sampler(scores, sampler.prepare_tensor_args(rows({"sample_seed": seed})))
+        counts[int(noisy.argmax())] += 1
+    assert torch.allclose(counts / counts.sum(), target, atol=0.03)
+
+
+def test_same_seed_and_step_give_the_same_noise_and_steps_differ() -> None:
+    sampler = GumbelSampler()
+    scores = torch.zeros(1, 100)
+    a = sampler(scores, sampler.prepare_tensor_args(rows({"sample_seed": 42}, generated=3)))
+    b = sampler(scores, sampler.prepare_tensor_args(rows({"sample_seed": 42}, generated=3)))
+    c = sampler(scores, sampler.prepare_tensor_args(rows({"sample_seed": 42}, generated=4)))
+    assert torch.equal(a, b) and not torch.equal(a, c)
+    assert all(step_seed(s, t) > 0 for s in (1, 2**31 - 1) for t in range(100))
+
+
+def test_processor_list_reserves_one_argument_row_per_processor() -> None:
+    processors = build_processors()
+    assert processors.tensors_required == 3
+    assert set(processors.supported_keys) == {"temperature", "top_p", "sample_seed"}
+    processors.check_kwargs(sampling_kwargs(0.7, 0.9, 3))  # types accepted by transformers' check
