@@ -1,9 +1,11 @@
-"""`python -m checkpoints fetch` (build-llm and build-router arrive with their issues)."""
+"""python -m checkpoints fetch | build-router CONFIG [--force]  (build-llm arrives with the TensorRT-LLM path)."""
+
+from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from checkpoints.fetch import prepare_defaults
 from serve.config import load_settings
 
 
@@ -11,9 +13,54 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m checkpoints")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="fetch and convert the embedded default models into the cache")
+    router = sub.add_parser("build-router", help="train, export and evaluate an intent router")
+    router.add_argument("config", type=Path, help="build_configs/router/<name>.yaml")
+    router.add_argument("--force", action="store_true", help="rebuild even if the output is current")
+    trt = sub.add_parser("build-router-trt", help="TensorRT engine for a built router (GPU host with TensorRT)")
+    trt.add_argument("config", type=Path, help="build_configs/router/<name>.yaml (its tensorrt: section)")
     args = parser.parse_args(argv)
+    cache = load_settings().cache_dir
     if args.command == "fetch":
-        return prepare_defaults(load_settings().cache_dir)
+        from checkpoints.fetch import prepare_defaults
+
+        return prepare_defaults(cache, with_router=False)
+    if args.command == "build-router":
+        from checkpoints.router import build_router
+        from checkpoints.router_config import ConfigError, load_router_config
+
+        try:
+            config = load_router_config(args.config)
+        except ConfigError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        build_router(config, cache, force=args.force)
+    if args.command == "build-router-trt":
+        return _build_router_trt(args.config, cache)
+    return 0
+
+
+def _build_router_trt(config_path: Path, cache: Path) -> int:
+    from checkpoints.router import output_dir
+    from checkpoints.router_config import ConfigError, load_router_config
+    from checkpoints.router_export import PLAIN_ONNX
+    from checkpoints.router_trt import EngineBuildError, build_engine
+
+    try:
+        config = load_router_config(config_path)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    router_dir = output_dir(config, cache)
+    onnx_path = router_dir / PLAIN_ONNX
+    if not onnx_path.is_file():
+        print(f"build-router-trt: {onnx_path} missing: run build-router {config_path} first", file=sys.stderr)
+        return 2
+    try:
+        engine = build_engine(onnx_path, router_dir, config.tensorrt)
+    except EngineBuildError as exc:
+        print(f"build-router-trt: {exc}", file=sys.stderr)
+        return 1
+    print(f"engine written: {engine}", file=sys.stderr)
     return 0
 
 

@@ -31,6 +31,7 @@ from serve.config import MINILM_DIRNAME, SMOLLM2_DIRNAME
 logger = logging.getLogger(__name__)
 
 MANIFEST = "csreply-manifest.json"
+DEFAULT_ROUTER_CONFIG = Path(__file__).resolve().parents[1] / "build_configs" / "router" / "default.yaml"
 # Texts whose logits must match between the GGUF-loaded model and the saved safetensors copy.
 PROBE_TEXTS = ("How can I check my remaining data balance?", "我的话费余额怎么查？谢谢 🙏")
 
@@ -248,12 +249,18 @@ def prepare_encoder(cache_dir: Path) -> Path:
     return out_dir
 
 
-def prepare_defaults(cache_dir: Path) -> int:
-    """Fetch/convert every embedded default; prints a clear message and returns 1 on failure."""
+def prepare_defaults(cache_dir: Path, with_router: bool = True) -> int:
+    """Fetch/convert every embedded default and build the default router if it is missing or stale;
+    prints a clear message and returns 1 on failure."""
     try:
         prepare_generator(cache_dir)
         prepare_encoder(cache_dir)
     except FetchError as exc:
         print(f"prepare: {exc}", file=sys.stderr)
         return 1
+    if with_router:
+        from checkpoints.router import build_router
+        from checkpoints.router_config import load_router_config
+
+        build_router(load_router_config(DEFAULT_ROUTER_CONFIG), cache_dir)
     return 0

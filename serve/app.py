@@ -9,20 +9,23 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
 
-from serve.api import health, openai
+from serve.api import health, intent, openai
 from serve.api.errors import error_response, install_error_handlers
 from serve.config import Settings
 from serve.errors import PayloadTooLarge
 from serve.generation.base import Generator
 from serve.logsetup import request_id_var
+from serve.router.base import IntentClassifier
 from serve.runtime import Runtime
 
 logger = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings, generator: Generator | None = None) -> FastAPI:
-    """The server; `generator` replaces the configured backend (tests pass a fake)."""
-    runtime = Runtime.create(settings, generator)
+def create_app(
+    settings: Settings, generator: Generator | None = None, router: IntentClassifier | None = None
+) -> FastAPI:
+    """The server; `generator` and `router` replace the configured backends (tests pass fakes)."""
+    runtime = Runtime.create(settings, generator, router)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -55,4 +58,5 @@ def create_app(settings: Settings, generator: Generator | None = None) -> FastAP
 
     app.include_router(health.router)
     app.include_router(openai.router)
+    app.include_router(intent.router)
     return app

@@ -32,6 +32,21 @@ def _prepare(args: argparse.Namespace) -> int:
     return prepare_defaults(load_settings(args.config).cache_dir)
 
 
+def _eval_router(args: argparse.Namespace) -> int:
+    from serve.evaluation.router_eval import run_eval
+
+    settings = load_settings(args.config)
+    if args.router_dir:
+        settings = settings.model_copy(
+            update={"router": settings.router.model_copy(update={"router_dir": args.router_dir})}
+        )
+    if not args.data.is_file():
+        print(f"csreply eval router: no such file: {args.data}", file=sys.stderr)
+        return 2
+    return run_eval(args.data, args.backend, settings, args.json, args.compare, args.confusion,
+                    args.latency_samples)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="csreply", description="customer-service reply server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +60,20 @@ def build_parser() -> argparse.ArgumentParser:
     prepare = sub.add_parser("prepare", help="fetch/convert the embedded default models (idempotent)")
     prepare.add_argument("--config", type=Path)
     prepare.set_defaults(func=_prepare)
+
+    evaluate = sub.add_parser("eval", help="offline evaluation")
+    eval_sub = evaluate.add_subparsers(dest="target", required=True)
+    router = eval_sub.add_parser("router", help="intent router: accuracy, macro-F1, per intent, latency")
+    router.add_argument("--data", type=Path, required=True, help='JSONL of {"text", "intent", "lang"}')
+    router.add_argument("--backend", default="onnx",
+                        help="onnx | onnx-fp32 | onnx-int8 | tensorrt | rules | torch (default onnx)")
+    router.add_argument("--compare", help="a second backend on the same data (e.g. onnx-int8)")
+    router.add_argument("--json", type=Path, help="write the metrics here (flat keys, DESIGN.md section 6)")
+    router.add_argument("--confusion", type=Path, help="confusion matrix PNG (default: next to --json)")
+    router.add_argument("--router-dir", type=Path, help="a build-router output (default: the embedded router)")
+    router.add_argument("--latency-samples", type=int, default=200)
+    router.add_argument("--config", type=Path)
+    router.set_defaults(func=_eval_router)
     return parser
 
 

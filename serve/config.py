@@ -67,6 +67,21 @@ class GeneratorSettings(_Section):
         return self
 
 
+class RouterSettings(_Section):
+    backend: Literal["onnx", "tensorrt", "rules"] = "onnx"
+    router_dir: Path | None = Field(None, description="a build-router output; default <cache>/router/default")
+    variant: Literal["auto", "fp32", "int8"] = Field("auto", description="onnx file; auto = the build's choice")
+    device: str = "cpu"
+    threads: int | None = Field(None, ge=1, description="ONNX Runtime intra-op threads; default: all cores")
+    max_batch_size: int = Field(32, ge=1, le=256)
+    max_wait_ms: float = Field(1.0, ge=0, le=100)
+    min_confidence: float | None = Field(None, ge=0, le=1, description="override the build's threshold")
+    min_margin: float | None = Field(None, ge=0, le=1)
+    max_texts_per_request: int = Field(64, ge=1, le=1024)
+    breaker_failures: int = Field(3, ge=1, description="consecutive failures that open the circuit breaker")
+    breaker_cooldown_s: float = Field(30.0, gt=0)
+
+
 class LoggingSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     json_format: bool = True
@@ -80,11 +95,16 @@ class Settings(BaseSettings):
     cache_dir: Path = Field(default_factory=default_cache_dir)
     server: ServerSettings = ServerSettings()
     generator: GeneratorSettings = GeneratorSettings()
+    router: RouterSettings = RouterSettings()
     logging: LoggingSettings = LoggingSettings()
 
     @property
     def generator_model_dir(self) -> Path:
         return self.generator.model_dir or self.cache_dir / "models" / SMOLLM2_DIRNAME
+
+    @property
+    def router_dir(self) -> Path:
+        return self.router.router_dir or self.cache_dir / "router" / "default"
 
     @classmethod
     def settings_customise_sources(

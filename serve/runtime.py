@@ -11,6 +11,8 @@ from serve.admission import Admission
 from serve.completions import CompletionService
 from serve.config import Settings
 from serve.generation.base import Generator
+from serve.router.base import IntentClassifier
+from serve.router.fallback import FallbackRouter
 
 logger = logging.getLogger(__name__)
 
@@ -28,17 +30,34 @@ class Runtime:
     generator: Generator
     admission: Admission
     completions: CompletionService
+    router: FallbackRouter | None = None
     started_at: float = field(default_factory=time.time)
     ready: bool = False
-    degraded: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
-    def create(cls, settings: Settings, generator: Generator | None = None) -> Runtime:
+    def create(
+        cls, settings: Settings, generator: Generator | None = None, router: IntentClassifier | None = None
+    ) -> Runtime:
         generator = generator or build_generator(settings)
         admission = Admission(settings.generator.max_concurrent_requests)
-        return cls(settings, generator, admission, CompletionService(generator, settings.generator, admission))
+        runtime = cls(settings, generator, admission, CompletionService(generator, settings.generator, admission))
+        if router is not None:
+            runtime.router = router if isinstance(router, FallbackRouter) else FallbackRouter([router])
+        return runtime
+
+    @property
+    def degraded(self) -> list[str]:
+        """Why the server runs below its configured backends, now."""
+        return list(self.notes) + (self.router.degraded if self.router else [])
 
     async def start(self) -> None:
+        if self.router is None:
+            from serve.router.loading import load_router
+
+            self.router, notes = await asyncio.to_thread(load_router, self.settings)
+            self.notes.extend(notes)
+        await self.router.classify(["hello"])  # warm-up: first ONNX Runtime run allocates
         load = getattr(self.generator, "load", None)
         if load is not None:
             started = time.perf_counter()
@@ -50,4 +69,6 @@ class Runtime:
 
     async def stop(self) -> None:
         self.ready = False
+        if self.router is not None:
+            await self.router.aclose()
         await self.generator.aclose()

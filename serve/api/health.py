@@ -35,6 +35,10 @@ async def ready(request: Request) -> JSONResponse:
         healthy, body["error"] = False, str(exc)
     body["generator"] = {**asdict(generator.stats()), "languages": list(generator.languages)}
     body["in_flight"] = runtime.admission.in_flight
+    if runtime.router is not None:
+        body["router"] = {"chain": [b.name for b in runtime.router.chain],
+                          "open_breakers": [b.name for b, br in zip(runtime.router.chain, runtime.router.breakers)
+                                            if br.is_open]}
     ok = runtime.ready and healthy
     body["ready"] = ok
     return JSONResponse(body, status_code=200 if ok else 503)

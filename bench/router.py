@@ -1,0 +1,111 @@
+"""Router latency: PyTorch eager vs ONNX Runtime FP32 (fused) vs ONNX Runtime INT8, same weights, same run.
+
+One query of about 32 tokens (English and Chinese), end to end through the router's scoring path
+(tokenise, model, calibration, lexical head), one at a time; rounds interleave the backends because this
+machine's speed drifts. Also: model-only time (logits call alone), batch-32 throughput, and accuracy on
+the held-out set for each backend, with deltas against FP32.
+
+    python bench/router.py [--runs 300] [--rounds 3] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from serve.config import Settings  # noqa: E402
+from serve.evaluation.datasets import load_intent_jsonl  # noqa: E402
+from serve.evaluation.metrics import classification_report, percentile  # noqa: E402
+from serve.evaluation.router_eval import make_backend  # noqa: E402
+from serve.taxonomy import INTENTS  # noqa: E402
+
+QUERIES = {
+    "en": "Hi, I was charged twice for my broadband bill this month and the app keeps showing an error "
+          "when I try to check why, can you help?",
+    "zh": "你好，我这个月的宽带账单被重复扣了两次费用，帮我查一下好吗？",
+}
+BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
+REPO = Path(__file__).resolve().parents[1]
+
+
+def time_calls(fn, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--heldout", type=Path, default=REPO / "data/intents/heldout.jsonl")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    settings = Settings()
+    routers = {name: make_backend(name, settings) for name in BACKENDS}
+    tokens = {lang: routers["onnx-fp32"].encoder.encode([q]).lengths[0] for lang, q in QUERIES.items()}
+    print(f"queries: " + ", ".join(f"{lang} {n} tokens" for lang, n in tokens.items()), file=sys.stderr)
+    full = {(b, lang): [] for b in BACKENDS for lang in QUERIES}
+    model_only = {(b, lang): [] for b in BACKENDS for lang in QUERIES}
+    for r in range(args.rounds):
+        order = BACKENDS if r % 2 == 0 else tuple(reversed(BACKENDS))
+        for name in order:
+            router = routers[name]
+            for lang, query in QUERIES.items():
+                batch = router.encoder.encode([query])
+                for _ in range(20):
+                    router.score([query])
+                full[(name, lang)] += time_calls(lambda: router.score([query]), args.runs)
+                model_only[(name, lang)] += time_calls(
+                    lambda: router.session.logits(batch.input_ids, batch.attention_mask), args.runs)
+        print(f"  round {r + 1}/{args.rounds} done", file=sys.stderr)
+
+    throughput = {}
+    examples = load_intent_jsonl(args.heldout) if args.heldout.is_file() else []
+    texts32 = [e.text for e in examples[:32]] or [QUERIES["en"]] * 32
+    for name in BACKENDS:
+        calls = time_calls(lambda: routers[name].score(texts32), 10)
+        throughput[name] = 32 / (statistics.median(calls) / 1000)
+
+    accuracy = {}
+    for name in BACKENDS:
+        preds = []
+        for i in range(0, len(examples), 64):
+            chunk = examples[i : i + 64]
+            preds += [INTENTS[int(s.probs.argmax())] for s in routers[name].score([e.text for e in chunk])]
+        if examples:
+            accuracy[name] = classification_report([e.intent for e in examples], preds, INTENTS).accuracy
+
+    result: dict = {"tokens": tokens, "backends": {}}
+    print(f"\nsingle query, end to end (tokenise + model + calibration + lexical head), {args.rounds}x{args.runs} runs")
+    print(f"{'backend':11}{'lang':>5}{'p50 ms':>9}{'p99 ms':>9}{'model p50':>11}{'vs torch':>10}{'seq/s b32':>11}"
+          f"{'held-out acc':>14}{'delta vs fp32':>15}")
+    for name in BACKENDS:
+        row: dict = {"throughput_b32_seq_s": throughput[name], "heldout_accuracy": accuracy.get(name)}
+        for lang in QUERIES:
+            p50 = percentile(full[(name, lang)], 0.5)
+            ratio = percentile(full[("torch", lang)], 0.5) / p50
+            delta = 100 * (accuracy[name] - accuracy["onnx-fp32"]) if accuracy else float("nan")
+            row[lang] = {"p50_ms": p50, "p99_ms": percentile(full[(name, lang)], 0.99),
+                         "model_p50_ms": percentile(model_only[(name, lang)], 0.5), "speedup_vs_torch": ratio}
+            print(f"{name:11}{lang:>5}{p50:9.2f}{row[lang]['p99_ms']:9.2f}{row[lang]['model_p50_ms']:11.2f}"
+                  f"{ratio:9.2f}x{throughput[name]:11.0f}"
+                  f"{(accuracy.get(name) or 0) * 100:13.2f}%{delta:+14.2f}")
+        result["backends"][name] = row
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,315 @@
+"""Build a router: train the BERT classifier, export ONNX, optimise, quantise, evaluate, write router.json.
+
+    python -m checkpoints build-router build_configs/router/default.yaml [--force]
+
+The output directory (default <cache>/router/<name>) is rebuilt only when the build hash changes: the
+config, the training data files and this code all feed the hash, so a stale router is never reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from checkpoints.router_config import RouterBuildConfig
+from checkpoints.router_data import Example, load_jsonl, load_training_data, maybe_noisy, resolve
+from serve.evaluation.metrics import classification_report
+from serve.router.model import Calibration
+from serve.taxonomy import INTENT_INDEX, INTENTS
+
+CODE_FILES = ("router.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
+              "router_lexical.py")
+
+
+def build_hash(config: RouterBuildConfig) -> str:
+    digest = hashlib.sha256(config.model_dump_json().encode())
+    paths = [resolve(p) for p in config.data.train] + [resolve(s.path) for s in config.data.public]
+    for path in paths:
+        digest.update(str(path.name).encode())
+        if path.is_file():
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    here = Path(__file__).parent
+    for name in CODE_FILES:
+        digest.update((here / name).read_bytes())
+    for name in ("encoding.py", "lexical.py", "model.py"):
+        digest.update((here.parent / "serve" / "router" / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def output_dir(config: RouterBuildConfig, cache_dir: Path) -> Path:
+    return Path(config.output_dir).expanduser() if config.output_dir else cache_dir / "router" / config.name
+
+
+def is_current(out_dir: Path, config: RouterBuildConfig) -> bool:
+    manifest = out_dir / "router.json"
+    if not manifest.is_file():
+        return False
+    try:
+        data = json.loads(manifest.read_text())
+    except json.JSONDecodeError:
+        return False
+    files_ok = all((out_dir / v["file"]).is_file() for v in data.get("variants", {}).values())
+    return data.get("build_hash") == build_hash(config) and files_ok
+
+
+def log(message: str) -> None:
+    print(f"[build-router] {message}", file=sys.stderr, flush=True)
+
+
+def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False) -> Path:
+    out_dir = output_dir(config, cache_dir)
+    if not force and is_current(out_dir, config):
+        log(f"router {config.name} is up to date: {out_dir}")
+        return out_dir
+    import torch
+
+    threads = config.training.threads or max(1, os.cpu_count() or 1)
+    torch.set_num_threads(threads)
+    started = time.perf_counter()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir.parent, prefix=f".{config.name}-") as tmp:
+        staged = Path(tmp) / "router"
+        manifest = _build_into(config, cache_dir, staged)
+        manifest["build_seconds"] = round(time.perf_counter() - started, 1)
+        (staged / "router.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        shutil.move(str(staged), out_dir)
+    log(f"router {config.name} ready in {manifest['build_seconds']} s: {out_dir}")
+    return out_dir
+
+
+def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dict[str, Any]:
+    from checkpoints.router_export import evaluate_variant, export_variants
+    from checkpoints.router_model import RouterModel, build_tokenizer, encoder_dir, load_encoder, save_torch
+    from serve.router.encoding import TextEncoder
+
+    seed = config.training.seed
+    random.seed(seed)
+    import torch
+
+    torch.manual_seed(seed)
+    train, dev = load_training_data(config.data, seed)
+    log(f"data: {len(train)} training messages, {len(dev)} dev (own data only)")
+
+    source = encoder_dir(config.encoder, cache_dir)
+    tokenizer, vocab_size, added = build_tokenizer(source, config.encoder.add_cjk_vocab)
+    staged.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(str(staged / "tokenizer.json"))
+    log(f"tokenizer: {vocab_size} tokens ({added} CJK characters added)")
+    train_encoder = TextEncoder(staged / "tokenizer.json", config.training.max_length)
+
+    encoder = load_encoder(source, vocab_size)
+    model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
+    _train(model, train_encoder, train, dev, config)
+
+    eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
+    calibration, lexical_entry, weight_scores = _calibrate(model, eval_encoder, train, dev, config, staged)
+    meta = {"num_labels": len(INTENTS), "pooling": config.encoder.pooling, "labels": list(INTENTS)}
+    save_torch(model, staged / "pytorch", meta)
+
+    heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout and resolve(
+        config.data.heldout).is_file() else []
+    variants = export_variants(model, staged, config)
+    bert_only = Calibration(calibration.temperature)
+    metrics: dict[str, Any] = {"torch_dev": _report(model, eval_encoder, dev), "lexical_weight_dev": weight_scores}
+    for name, info in variants.items():
+        path = staged / info["file"]
+        metrics[f"{name}_dev"] = evaluate_variant(path, eval_encoder, calibration, dev)
+        if heldout:
+            metrics[f"{name}_heldout"] = evaluate_variant(path, eval_encoder, calibration, heldout)
+            if lexical_entry:
+                metrics[f"{name}_bert_only_heldout"] = evaluate_variant(path, eval_encoder, bert_only, heldout)
+    default = _choose_default(variants, metrics, config)
+    return {
+        "format": 1,
+        "name": config.name,
+        "labels": list(INTENTS),
+        "max_length": config.export.max_length,
+        "temperature": calibration.temperature,
+        "lexical": lexical_entry,
+        "thresholds": config.thresholds.model_dump(),
+        "default_variant": default,
+        "variants": variants,
+        "build_hash": build_hash(config),
+        "encoder": {"source": config.encoder.source, "vocab_size": vocab_size, "added_cjk": added,
+                    "hidden_size": encoder.config.hidden_size, "layers": encoder.config.num_hidden_layers,
+                    "heads": encoder.config.num_attention_heads},
+        "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout),
+                 "noise_prob": config.data.noise_prob},
+        "metrics": metrics,
+        "versions": _versions(),
+    }
+
+
+def _calibrate(model: Any, encoder: Any, train: list[Example], dev: list[Example], config: RouterBuildConfig,
+               staged: Path) -> tuple[Any, dict[str, Any] | None, dict[float, float]]:
+    """Softmax temperature on dev, then the lexical head and its ensemble weight, also chosen on dev."""
+    from checkpoints.router_lexical import choose_weight, combine, train_lexical
+    from serve.router.model import Calibration
+
+    gold = [INTENT_INDEX[e.intent] for e in dev]
+    dev_logits = _logits(model, encoder, [e.text for e in dev])
+    temperature = _fit_temperature(dev_logits, gold)
+    log(f"calibrated softmax temperature on dev: {temperature:.2f}")
+    lexical = train_lexical(train, config.data.noise_prob, config.training.seed)
+    lexical_dev = lexical.logits([e.text for e in dev])
+    weight, scores = choose_weight(dev_logits, temperature, lexical_dev, dev)
+    log("lexical head, dev macro-F1 (mean over languages) by weight: "
+        + ", ".join(f"{w:g}: {f:.4f}" for w, f in scores.items()))
+    if weight == 0:
+        return Calibration(temperature), None, scores
+    lexical.save(staged / "lexical.npz")
+    combined_t = _fit_temperature(combine(dev_logits, temperature, lexical_dev, weight), gold)
+    entry = {"file": "lexical.npz", "weight": weight, "temperature": combined_t, "features": int(len(lexical.rows))}
+    log(f"lexical head weight {weight:g} ({len(lexical.rows)} features), ensemble temperature {combined_t:.2f}")
+    return Calibration(temperature, lexical, weight, combined_t), entry, scores
+
+
+def _choose_default(variants: dict[str, Any], metrics: dict[str, Any], config: RouterBuildConfig) -> str:
+    """INT8 only if it loses at most `max_accuracy_loss_points` against FP32 on dev and on held-out."""
+    if "int8" not in variants:
+        return "fp32"
+    limit = config.export.int8.max_accuracy_loss_points
+    for split in ("dev", "heldout"):
+        if f"fp32_{split}" not in metrics:
+            continue
+        loss = 100 * (metrics[f"fp32_{split}"]["accuracy"] - metrics[f"int8_{split}"]["accuracy"])
+        log(f"INT8 vs FP32 accuracy on {split}: {-loss:+.2f} points")
+        if loss > limit:
+            log(f"INT8 loses {loss:.2f} points on {split} (> {limit}): default stays FP32")
+            return "fp32"
+    return "int8"
+
+
+def _train(model: Any, encoder: Any, train: list[Example], dev: list[Example], config: RouterBuildConfig) -> None:
+    import torch
+    from tqdm import tqdm
+
+    cfg = config.training
+    embeddings = model.encoder.get_input_embeddings().weight
+    encoder_params = [p for n, p in model.encoder.named_parameters() if p is not embeddings]
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": encoder_params, "lr": cfg.lr_encoder},
+            {"params": [embeddings], "lr": cfg.lr_embeddings, "weight_decay": 0.0},
+            {"params": model.head.parameters(), "lr": cfg.lr_head},
+        ],
+        weight_decay=cfg.weight_decay,
+        fused=True,
+    )
+    lengths = encoder.encode_lengths([r.text for r in train])
+    total = len(length_bucketed_batches(lengths, cfg.batch_size, random.Random(0))) * cfg.epochs
+    warmup = max(1, int(total * cfg.warmup_ratio))
+
+    def schedule(step: int) -> float:
+        return step / warmup if step < warmup else max(0.0, (total - step) / max(1, total - warmup))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+    rng = random.Random(cfg.seed)
+    best_f1, best_state = -1.0, None
+    for epoch in range(cfg.epochs):
+        model.train()
+        batches = length_bucketed_batches(lengths, cfg.batch_size, rng)
+        view = maybe_noisy(train, config.data.noise_prob, rng)
+        bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.epochs}", file=sys.stderr, mininterval=2.0)
+        for rows_idx in bar:
+            rows = [view[i] for i in rows_idx]
+            batch = encoder.encode([r.text for r in rows])
+            labels = torch.tensor([INTENT_INDEX[r.intent] for r in rows])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
+                logits = model(torch.from_numpy(batch.input_ids), torch.from_numpy(batch.attention_mask))
+            loss = loss_fn(logits.float(), labels)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
+        report = _report(model, encoder, dev)
+        log(f"epoch {epoch + 1}: dev accuracy {report['accuracy']:.4f}, macro-F1 {report['macro_f1']:.4f}")
+        if report["macro_f1"] > best_f1:
+            best_f1 = report["macro_f1"]
+            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+
+
+def length_bucketed_batches(lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:
+    """Shuffled batches of similar-length messages: far less padding than random batches, same coverage."""
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    window = batch_size * 50
+    batches: list[list[int]] = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start : start + window], key=lambda i: lengths[i])
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def _logits(model: Any, encoder: Any, texts: list[str], batch_size: int = 64) -> Any:
+    import numpy as np
+    import torch
+
+    model.eval()
+    out = []
+    with torch.inference_mode():
+        for i in range(0, len(texts), batch_size):
+            batch = encoder.encode(texts[i : i + batch_size])
+            out.append(model(torch.from_numpy(batch.input_ids), torch.from_numpy(batch.attention_mask)).numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(INTENTS)))
+
+
+def _report(model: Any, encoder: Any, examples: list[Example]) -> dict[str, Any]:
+    logits = _logits(model, encoder, [e.text for e in examples])
+    pred = [INTENTS[i] for i in logits.argmax(axis=1)]
+    return summarize(examples, pred)
+
+
+def summarize(examples: list[Example], pred: list[str]) -> dict[str, Any]:
+    """Accuracy and macro-F1 overall and per language."""
+    gold = [e.intent for e in examples]
+    overall = classification_report(gold, pred, INTENTS)
+    result: dict[str, Any] = {"n": overall.n, "accuracy": overall.accuracy, "macro_f1": overall.macro_f1}
+    for lang in sorted({e.lang for e in examples}):
+        idx = [i for i, e in enumerate(examples) if e.lang == lang]
+        part = classification_report([gold[i] for i in idx], [pred[i] for i in idx], INTENTS)
+        result[lang] = {"n": part.n, "accuracy": part.accuracy, "macro_f1": part.macro_f1}
+    return result
+
+
+def _fit_temperature(logits: Any, gold: list[int]) -> float:
+    """The softmax temperature that minimises dev negative log-likelihood (grid search)."""
+    import numpy as np
+
+    from serve.router.base import softmax
+
+    if len(gold) == 0:
+        return 1.0
+    best_t, best_nll = 1.0, float("inf")
+    for t in np.arange(0.3, 4.01, 0.05):
+        probs = softmax(logits, float(t))
+        nll = -float(np.mean(np.log(probs[np.arange(len(gold)), gold] + 1e-12)))
+        if nll < best_nll:
+            best_t, best_nll = float(t), nll
+    return round(best_t, 2)
+
+
+def _versions() -> dict[str, str]:
+    import onnxruntime
+    import torch
+    import transformers
+
+    return {"torch": torch.__version__, "transformers": transformers.__version__,
+            "onnxruntime": onnxruntime.__version__}

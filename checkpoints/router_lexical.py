@@ -1,0 +1,78 @@
+"""Train the lexical head (serve/router/lexical.py) and choose its weight in the ensemble on dev."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from checkpoints.router_data import maybe_noisy
+from serve.evaluation.datasets import Example
+from serve.router.base import softmax
+from serve.router.lexical import DIM, LexicalHead, features
+from serve.taxonomy import INTENT_INDEX, INTENTS
+
+
+def _sparse(examples: list[Example]):  # -> torch sparse [n, DIM], L2-normalised rows
+    import torch
+
+    rows, cols, vals = [], [], []
+    for i, ex in enumerate(examples):
+        grams = features(ex.text)
+        norm = float(np.sqrt(sum(c * c for c in grams.values()))) or 1.0
+        for col, count in grams.items():
+            rows.append(i)
+            cols.append(col)
+            vals.append(count / norm)
+    return torch.sparse_coo_tensor(
+        torch.tensor([rows, cols]), torch.tensor(vals), (len(examples), DIM), check_invariants=False
+    ).coalesce()
+
+
+def train_lexical(train: list[Example], noise_prob: float, seed: int, steps: int = 60) -> LexicalHead:
+    """Multinomial logistic regression, full batch (Adam), on the data plus one noisy view of it."""
+    import torch
+
+    data = train + maybe_noisy(train, max(noise_prob, 0.5), random.Random(seed))
+    x = _sparse(data)
+    y = torch.tensor([INTENT_INDEX[e.intent] for e in data])
+    weights = torch.zeros(DIM, len(INTENTS), requires_grad=True)
+    bias = torch.zeros(len(INTENTS), requires_grad=True)
+    optimizer = torch.optim.Adam([weights, bias], lr=0.05)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(torch.sparse.mm(x, weights) + bias, y)
+        (loss + 1e-6 * (weights * weights).sum()).backward()
+        optimizer.step()
+    w = weights.detach().numpy()
+    used = np.flatnonzero(np.abs(w).sum(axis=1) > 0)  # features never seen stay exactly zero
+    return LexicalHead(used, w[used], bias.detach().numpy())
+
+
+def log_softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    return np.log(softmax(logits, temperature) + 1e-12)
+
+
+def combine(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray, weight: float) -> np.ndarray:
+    """Ensemble scores: calibrated BERT log-probabilities plus `weight` times the lexical log-probabilities."""
+    return log_softmax(bert_logits, bert_temperature) + weight * log_softmax(lexical_logits)
+
+
+def choose_weight(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray,
+                  dev: list[Example], grid: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+                  ) -> tuple[float, dict[float, float]]:
+    """The weight with the best dev macro-F1 averaged over languages (0 means: no lexical head)."""
+    from serve.evaluation.metrics import classification_report
+
+    gold = [e.intent for e in dev]
+    langs = sorted({e.lang for e in dev})
+    scores: dict[float, float] = {}
+    for weight in grid:
+        pred = [INTENTS[i] for i in combine(bert_logits, bert_temperature, lexical_logits, weight).argmax(axis=1)]
+        per_lang = []
+        for lang in langs:
+            idx = [i for i, e in enumerate(dev) if e.lang == lang]
+            per_lang.append(classification_report([gold[i] for i in idx], [pred[i] for i in idx], INTENTS).macro_f1)
+        scores[weight] = float(np.mean(per_lang))
+    best = max(scores, key=lambda w: (scores[w], -w))
+    return best, scores

@@ -1,0 +1,80 @@
+"""The router fallback chain (tensorrt -> onnx -> rules) with a circuit breaker per backend."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+from serve.router.base import IntentClassifier, IntentResult
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Breaker:
+    failures_to_open: int
+    cooldown_s: float
+    failures: int = 0
+    opened_at: float | None = None
+    trips: int = field(default=0)
+
+    def allows(self, now: float) -> bool:
+        return self.opened_at is None or now - self.opened_at >= self.cooldown_s  # half-open after cooldown
+
+    def record_success(self) -> None:
+        self.failures, self.opened_at = 0, None
+
+    def record_failure(self, now: float) -> None:
+        self.failures += 1
+        if self.failures >= self.failures_to_open:
+            if self.opened_at is None:
+                self.trips += 1
+            self.opened_at = now
+
+    @property
+    def is_open(self) -> bool:
+        return self.opened_at is not None
+
+
+class FallbackRouter:
+    """Tries each backend in order; a failing one is skipped while its breaker is open."""
+
+    def __init__(self, chain: list[IntentClassifier], failures_to_open: int = 3, cooldown_s: float = 30.0) -> None:
+        if not chain:
+            raise ValueError("the router chain is empty")
+        self.chain = chain
+        self.breakers = [Breaker(failures_to_open, cooldown_s) for _ in chain]
+        self.labels = chain[0].labels
+
+    @property
+    def name(self) -> str:
+        return self.chain[0].name
+
+    @property
+    def degraded(self) -> list[str]:
+        return [f"router:{b.name} circuit open" for b, br in zip(self.chain, self.breakers) if br.is_open]
+
+    async def classify(self, texts: list[str], top_k: int = 5) -> list[IntentResult]:
+        last_error: Exception | None = None
+        for backend, breaker in zip(self.chain, self.breakers):
+            now = time.monotonic()
+            if not breaker.allows(now):
+                continue
+            try:
+                results = await backend.classify(texts, top_k)
+            except Exception as exc:  # noqa: BLE001 - any backend failure moves on down the chain
+                breaker.record_failure(now)
+                logger.warning("router.backend_failed backend=%s error=%s", backend.name, exc)
+                last_error = exc
+                continue
+            breaker.record_success()
+            return results
+        raise RuntimeError(f"every router backend failed; last error: {last_error}")
+
+    async def check_health(self) -> None:
+        await self.chain[0].check_health()
+
+    async def aclose(self) -> None:
+        for backend in self.chain:
+            await backend.aclose()

@@ -1,0 +1,88 @@
+"""Build the configured router chain: tensorrt -> onnx -> rules, skipping (and reporting) what cannot load."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from serve.config import RouterSettings, Settings
+from serve.router.base import Thresholds
+from serve.router.encoding import TextEncoder
+from serve.router.fallback import FallbackRouter
+from serve.router.manifest import RouterManifest, read_manifest
+from serve.router.lexical import LexicalHead
+from serve.router.model import Calibration, LogitsSession, ModelRouter
+from serve.router.rules import RulesRouter
+
+logger = logging.getLogger(__name__)
+
+
+def thresholds_for(settings: RouterSettings, manifest: RouterManifest | None) -> Thresholds:
+    base = manifest.thresholds if manifest else {}
+    return Thresholds(
+        min_confidence=settings.min_confidence if settings.min_confidence is not None
+        else base.get("min_confidence", Thresholds().min_confidence),
+        min_margin=settings.min_margin if settings.min_margin is not None
+        else base.get("min_margin", Thresholds().min_margin),
+    )
+
+
+def calibration_for(router_dir: Path, manifest: RouterManifest) -> Calibration:
+    lexical = manifest.lexical
+    if not lexical:
+        return Calibration(manifest.temperature)
+    return Calibration(manifest.temperature, LexicalHead.load(router_dir / lexical["file"]), lexical["weight"],
+                       lexical["temperature"])
+
+
+def model_router(name: str, session: LogitsSession, router_dir: Path, manifest: RouterManifest,
+                 settings: RouterSettings) -> ModelRouter:
+    return ModelRouter(
+        name, session, TextEncoder(router_dir / "tokenizer.json", manifest.max_length), tuple(manifest.labels),
+        calibration_for(router_dir, manifest), thresholds_for(settings, manifest), settings.max_batch_size,
+        settings.max_wait_ms,
+    )
+
+
+def onnx_router(router_dir: Path, manifest: RouterManifest, settings: RouterSettings) -> ModelRouter:
+    from serve.router.onnx import OnnxSession
+
+    variant = None if settings.variant == "auto" else settings.variant
+    path = manifest.variant_path(router_dir, variant)
+    session = OnnxSession(path, settings.threads, settings.device)
+    precision = manifest.variants[variant or manifest.default_variant].precision
+    return model_router(f"onnx-{precision}", session, router_dir, manifest, settings)
+
+
+def tensorrt_router(router_dir: Path, manifest: RouterManifest, settings: RouterSettings) -> ModelRouter:
+    from serve.router.tensorrt import TensorRTSession
+
+    device = settings.device if settings.device.startswith("cuda") else "cuda"
+    return model_router("tensorrt", TensorRTSession(router_dir, device), router_dir, manifest, settings)
+
+
+def load_router(settings: Settings) -> tuple[FallbackRouter, list[str]]:
+    """The chain for `settings.router.backend`, plus notes on every backend that could not be used."""
+    config = settings.router
+    notes: list[str] = []
+    chain = []
+    manifest = None
+    if config.backend in ("tensorrt", "onnx"):
+        try:
+            manifest = read_manifest(settings.router_dir)
+        except (FileNotFoundError, ValueError) as exc:
+            notes.append(f"router: no trained model ({exc}); using the rules backend")
+    if manifest is not None and config.backend == "tensorrt":
+        try:
+            chain.append(tensorrt_router(settings.router_dir, manifest, config))
+        except Exception as exc:  # noqa: BLE001 - ImportError, EngineMismatch, missing plan: all fall back
+            notes.append(f"router: tensorrt unavailable ({exc}); falling back to onnx")
+    if manifest is not None:
+        try:
+            chain.append(onnx_router(settings.router_dir, manifest, config))
+        except Exception as exc:  # noqa: BLE001
+            notes.append(f"router: onnx unavailable ({exc}); falling back to rules")
+    chain.append(RulesRouter(thresholds_for(config, manifest)))
+    for note in notes:
+        logger.warning("router.degraded %s", note)
+    return FallbackRouter(chain, config.breaker_failures, config.breaker_cooldown_s), notes

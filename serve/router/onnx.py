@@ -1,0 +1,35 @@
+"""`onnx` router backend: ONNX Runtime (CPU, or CUDA where onnxruntime-gpu is installed)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+class OnnxSession:
+    def __init__(self, model_path: Path, threads: int | None = None, device: str = "cpu") -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or max(1, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        providers = ["CPUExecutionProvider"]
+        if device.startswith("cuda"):
+            if "CUDAExecutionProvider" not in ort.get_available_providers():
+                raise RuntimeError("router device is cuda but onnxruntime has no CUDAExecutionProvider "
+                                   "(install onnxruntime-gpu)")
+            providers.insert(0, "CUDAExecutionProvider")
+        self.session = ort.InferenceSession(str(model_path), options, providers=providers)
+        self.model_path = model_path
+        self._output = self.session.get_outputs()[0].name
+
+    def logits(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        result = self.session.run([self._output], {"input_ids": input_ids, "attention_mask": attention_mask})
+        return np.asarray(result[0])
