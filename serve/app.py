@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
 
-from serve.api import health, intent, openai
+from serve.api import health, intent, openai, reply
 from serve.api.errors import error_response, install_error_handlers
 from serve.config import Settings
 from serve.errors import PayloadTooLarge
@@ -59,4 +59,5 @@ def create_app(
     app.include_router(health.router)
     app.include_router(openai.router)
     app.include_router(intent.router)
+    app.include_router(reply.router)
     return app

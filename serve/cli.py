@@ -47,6 +47,15 @@ def _eval_router(args: argparse.Namespace) -> int:
                     args.latency_samples)
 
 
+def _eval_replies(args: argparse.Namespace) -> int:
+    from serve.evaluation.replies_eval import run_eval
+
+    if not args.data.is_file():
+        print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
+        return 2
+    return run_eval(args.data, args.url, load_settings(args.config), args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="csreply", description="customer-service reply server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -74,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     router.add_argument("--latency-samples", type=int, default=200)
     router.add_argument("--config", type=Path)
     router.set_defaults(func=_eval_router)
+    replies = eval_sub.add_parser("replies", help="reply set: language, handoff, must_include, canned, chrF")
+    replies.add_argument("--data", type=Path, required=True, help="JSONL reply cases (DESIGN.md section 5)")
+    replies.add_argument("--url", help="a running server (default: run the pipeline in this process)")
+    replies.add_argument("--json", type=Path, help="write the metrics and per-case results here")
+    replies.add_argument("--config", type=Path)
+    replies.set_defaults(func=_eval_replies)
     return parser
 
 

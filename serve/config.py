@@ -82,6 +82,29 @@ class RouterSettings(_Section):
     breaker_cooldown_s: float = Field(30.0, gt=0)
 
 
+class SessionSettings(_Section):
+    backend: Literal["memory", "redis"] = "memory"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    ttl_s: float = Field(1800.0, gt=0, description="idle conversations expire after this")
+    max_sessions: int = Field(10_000, ge=1, description="memory backend: least recently used beyond this go")
+    max_turns: int = Field(20, ge=2, description="turns kept per conversation")
+
+
+class CacheSettings(_Section):
+    backend: Literal["off", "memory", "redis"] = "memory"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    ttl_s: float = Field(3600.0, gt=0)
+    max_entries: int = Field(5000, ge=1)
+
+
+class ReplySettings(_Section):
+    max_tokens: int = Field(160, ge=1, description="reply length for generated replies")
+    temperature: float = Field(0.0, ge=0, le=2, description="0 = greedy (cacheable, reproducible)")
+    max_message_chars: int = Field(4000, ge=1)
+    max_history_turns: int = Field(50, ge=0)
+    suggest_temperature: float = Field(0.7, gt=0, le=2)
+
+
 class LoggingSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     json_format: bool = True
@@ -96,6 +119,10 @@ class Settings(BaseSettings):
     server: ServerSettings = ServerSettings()
     generator: GeneratorSettings = GeneratorSettings()
     router: RouterSettings = RouterSettings()
+    sessions: SessionSettings = SessionSettings()
+    cache: CacheSettings = CacheSettings()
+    reply: ReplySettings = ReplySettings()
+    prompts_dir: Path | None = Field(None, description="prompt library; default: the repository's prompts/")
     logging: LoggingSettings = LoggingSettings()
 
     @property

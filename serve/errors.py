@@ -3,6 +3,7 @@
 * ServeError                       500 server_error
   + InvalidRequest                 400 invalid_request_error   (carries the offending `param`)
     - ContextLengthExceeded        400
+  + NotFound                       404 not_found
   + PayloadTooLarge                413 invalid_request_error
   + Overloaded                     429 overloaded             (carries retry_after seconds)
   + BackendError                   500 backend_error
@@ -30,6 +31,11 @@ class InvalidRequest(ServeError):
 
 class ContextLengthExceeded(InvalidRequest):
     pass
+
+
+class NotFound(ServeError):
+    status_code = 404
+    error_type = "not_found"
 
 
 class PayloadTooLarge(ServeError):

@@ -11,8 +11,12 @@ from serve.admission import Admission
 from serve.completions import CompletionService
 from serve.config import Settings
 from serve.generation.base import Generator
+from serve.pipeline import ReplyPipeline
+from serve.prompts import PROMPTS_DIR, PromptLibrary
+from serve.response_cache import MemoryResponseCache, RedisResponseCache, ResponseCache
 from serve.router.base import IntentClassifier
 from serve.router.fallback import FallbackRouter
+from serve.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +28,22 @@ def build_generator(settings: Settings) -> Generator:
     return HfGenerator(settings.generator, settings.generator_model_dir)
 
 
+def build_session_store(settings: Settings) -> SessionStore:
+    config = settings.sessions
+    if config.backend == "redis":
+        return RedisSessionStore(config.redis_url, config.ttl_s)
+    return MemorySessionStore(config.max_sessions, config.ttl_s)
+
+
+def build_response_cache(settings: Settings) -> ResponseCache | None:
+    config = settings.cache
+    if config.backend == "off":
+        return None
+    if config.backend == "redis":
+        return RedisResponseCache(config.redis_url, config.ttl_s)
+    return MemoryResponseCache(config.max_entries, config.ttl_s)
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -31,6 +51,10 @@ class Runtime:
     admission: Admission
     completions: CompletionService
     router: FallbackRouter | None = None
+    library: PromptLibrary | None = None
+    sessions: SessionStore | None = None
+    cache: ResponseCache | None = None
+    pipeline: ReplyPipeline | None = None
     started_at: float = field(default_factory=time.time)
     ready: bool = False
     notes: list[str] = field(default_factory=list)
@@ -58,6 +82,15 @@ class Runtime:
             self.router, notes = await asyncio.to_thread(load_router, self.settings)
             self.notes.extend(notes)
         await self.router.classify(["hello"])  # warm-up: first ONNX Runtime run allocates
+        self.library = PromptLibrary.load(self.settings.prompts_dir or PROMPTS_DIR)  # fails loudly if invalid
+        self.sessions = build_session_store(self.settings)
+        await self.sessions.check_health()
+        self.cache = build_response_cache(self.settings)
+        gen = self.settings.generator
+        self.pipeline = ReplyPipeline(
+            self.router, self.generator, self.library, self.sessions, self.cache, self.admission,
+            self.settings.reply, gen.max_model_len, gen.max_tokens_limit, self.settings.sessions.max_turns,
+        )
         load = getattr(self.generator, "load", None)
         if load is not None:
             started = time.perf_counter()
@@ -71,4 +104,8 @@ class Runtime:
         self.ready = False
         if self.router is not None:
             await self.router.aclose()
+        if self.sessions is not None:
+            await self.sessions.aclose()
+        if self.cache is not None:
+            await self.cache.aclose()
         await self.generator.aclose()

@@ -70,7 +70,7 @@ class ScriptedFakeGenerator:
 
     def stats(self) -> GeneratorStats:
         active = len(set(self.started) - set(self.finished) - set(self.aborted))
-        return GeneratorStats(self.name, self.model_name, active, active, 0)
+        return GeneratorStats(self.name, self.model_name, active, active, 0, requests_total=len(self.started))
 
     async def aclose(self) -> None:
         self.closed = True

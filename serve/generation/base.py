@@ -41,6 +41,7 @@ class GenerationChunk:
     finish_reason: FinishReason | None = None
     prompt_tokens: int | None = None  # final chunk only
     completion_tokens: int | None = None  # final chunk only
+    queue_ms: float | None = None  # final chunk only: time the engine held the request before starting it
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class GeneratorStats:
     active_requests: int  # requests this process is streaming
     engine_running: int  # requests the engine is decoding
     engine_waiting: int  # requests the engine has queued
+    requests_total: int = 0  # generation requests accepted since start
     kv_blocks_used: int | None = None
     kv_blocks_total: int | None = None
     extra: dict[str, float] = field(default_factory=dict)

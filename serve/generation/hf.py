@@ -35,6 +35,7 @@ class HfGenerator:
         self.model_name = settings.model_name
         self.languages = tuple(settings.languages)
         self._active: set[str] = set()
+        self._requests_total = 0
         self._manager: Any = None
         self._tokenizer: Any = None
         self._stop_ids: frozenset[int] = frozenset()
@@ -108,6 +109,7 @@ class HfGenerator:
         results: asyncio.Queue[Any] = asyncio.Queue()
         manager.register_result_handler(rid, results.put_nowait)
         self._active.add(rid)
+        self._requests_total += 1
         finished = False
         try:
             accepted = manager.add_request(
@@ -133,7 +135,8 @@ class HfGenerator:
                         text += stops.push(detok.flush())
                         text += stops.flush()
                     reason = "stop" if stops.stopped or (tokens and tokens[-1] in self._stop_ids) else "length"
-                    yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids), completion_tokens=seen)
+                    yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids), completion_tokens=seen,
+                                          queue_ms=_queue_ms(output))
                     return
                 if text:
                     yield GenerationChunk(text)
@@ -168,7 +171,8 @@ class HfGenerator:
             used = total - round(processor.cache.compute_free_capacity(relative=True) * total)
         return GeneratorStats(
             backend=self.name, model=self.model_name, active_requests=len(self._active),
-            engine_running=running, engine_waiting=waiting, kv_blocks_used=used, kv_blocks_total=total,
+            engine_running=running, engine_waiting=waiting, requests_total=self._requests_total,
+            kv_blocks_used=used, kv_blocks_total=total,
         )
 
     async def aclose(self) -> None:
@@ -203,6 +207,14 @@ class HfGenerator:
         router = manager.output_router
         with router._lock:  # transformers only drops a handler when its request finishes, not on cancel
             router.result_handlers.pop(request_id, None)
+
+
+def _queue_ms(output: Any) -> float | None:
+    started = getattr(output, "lifespan", (-1, -1))[0]
+    created = getattr(output, "created_time", None)
+    if created is None or started is None or started < 0:
+        return None
+    return round(max(0.0, started - created) * 1000, 3)
 
 
 def _resolve_device(device: str, torch: Any) -> str:

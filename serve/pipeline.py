@@ -1,0 +1,307 @@
+"""The reply pipeline: message -> intent -> route -> prompt -> generator -> stream. The one place that decides.
+
+Routes, in this order:
+1. `handoff`  the customer asks for a human (contact_human), or the intent stayed uncertain for
+              `handoff_after_uncertain_turns` turns in a row, or the manifest says so (policy);
+2. `clarify`  the router is unsure (low confidence or small top-1/top-2 margin): ask which of the two;
+3. `canned`   the manifest marks the intent sensitive: its reviewed text, verbatim, no model call;
+4. `template` a generated reply was wanted, but the generator does not declare this language: the
+              intent's template reply filled from the customer context, no model call;
+5. `llm`      a generated reply, streamed (cached for FAQ-like questions without context or history).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from serve.admission import Admission
+from serve.config import ReplySettings
+from serve.errors import InvalidRequest
+from serve.generation.base import ChatMessage, GenerationRequest, Generator
+from serve.prompts import PromptLibrary, Route
+from serve.response_cache import ResponseCache, cache_key
+from serve.router.base import IntentClassifier, IntentResult
+from serve.router.encoding import detect_lang
+from serve.sessions import Session, SessionStore, Turn
+
+logger = logging.getLogger(__name__)
+
+Lang = Literal["en", "zh"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyRequest:
+    domain: Literal["telecom", "ecommerce"]
+    message: str
+    lang: Literal["auto", "en", "zh"] = "auto"
+    history: tuple[ChatMessage, ...] = ()
+    session_id: str | None = None
+    context: dict[str, Any] = field(default_factory=dict)
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RouteDecision:
+    route: Route
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class IntentEvent:
+    intent: IntentResult
+    route: RouteDecision
+    lang: Lang
+    carried_over: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaEvent:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoneEvent:
+    finish_reason: str
+    handoff_needed: bool
+    handoff_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    router_ms: float
+    queue_ms: float
+    ttft_ms: float
+    total_ms: float
+    cached: bool = False
+    session_id: str | None = None
+
+
+ReplyEvent = IntentEvent | DeltaEvent | DoneEvent
+
+
+CARRY_OVER_TOP_K = 3
+
+
+def carry_over(intent: IntentResult, session: Session | None) -> IntentResult:
+    """A follow-up ("I already restarted it twice") rarely names its intent. When the router is unsure and
+    the conversation's last confident intent is still among its top candidates, keep that intent."""
+    if not intent.uncertain or session is None or session.last_intent is None:
+        return intent
+    for ranked in intent.ranking[:CARRY_OVER_TOP_K]:
+        if ranked.label == session.last_intent:
+            return replace(intent, label=ranked.label, confidence=ranked.confidence, uncertain=False,
+                           uncertain_reason="carried_over")
+    return intent
+
+
+def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLibrary,
+                 generator_languages: tuple[str, ...], uncertain_streak: int) -> RouteDecision:
+    if intent.label == "contact_human" and not intent.uncertain:
+        return RouteDecision("handoff", "customer_requested_human")
+    if intent.uncertain:
+        if uncertain_streak + 1 >= library.manifest.handoff_after_uncertain_turns:
+            return RouteDecision("handoff", "repeated_uncertain_intent")
+        return RouteDecision("clarify", f"uncertain_intent:{intent.uncertain_reason}")
+    rule = library.rule(domain, intent.label, lang)
+    if rule.route == "handoff":
+        return RouteDecision("handoff", rule.reason)
+    if rule.route == "canned":
+        return RouteDecision("canned", "sensitive_intent" if rule.reason == "manifest:intent" else rule.reason)
+    if lang not in generator_languages:
+        return RouteDecision("template", f"language_not_supported_by_generator:{lang}")
+    return RouteDecision("llm", "generated_reply")
+
+
+class ReplyPipeline:
+    def __init__(self, router: IntentClassifier, generator: Generator, library: PromptLibrary,
+                 sessions: SessionStore, cache: ResponseCache | None, admission: Admission,
+                 settings: ReplySettings, max_model_len: int, max_tokens_limit: int, max_turns: int = 20) -> None:
+        self.router = router
+        self.generator = generator
+        self.library = library
+        self.sessions = sessions
+        self.cache = cache
+        self.admission = admission
+        self.settings = settings
+        self.max_model_len = max_model_len
+        self.max_tokens_limit = max_tokens_limit
+        self.max_turns = max_turns
+
+    # ------------------------------------------------------------------ shared steps
+    async def _load_session(self, request: ReplyRequest) -> Session | None:
+        if request.session_id is None:
+            return None
+        session = await self.sessions.get(request.session_id)
+        return session or Session(request.session_id, request.domain)
+
+    def _history(self, request: ReplyRequest, session: Session | None) -> tuple[ChatMessage, ...]:
+        if request.history or session is None:
+            return request.history
+        return tuple(ChatMessage("user" if t.role == "user" else "assistant", t.content) for t in session.turns)
+
+    async def route(self, request: ReplyRequest, session: Session | None) -> tuple[IntentResult, RouteDecision, Lang, float]:
+        started = time.perf_counter()
+        [intent] = await self.router.classify([request.message], top_k=5)
+        router_ms = (time.perf_counter() - started) * 1000
+        intent = carry_over(intent, session)
+        lang: Lang = request.lang if request.lang != "auto" else detect_lang(request.message)  # type: ignore[assignment]
+        decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
+                                session.uncertain_streak if session else 0)
+        logger.info("reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
+                    intent.label, intent.confidence, decision.route, decision.reason, lang, intent.backend)
+        return intent, decision, lang, router_ms
+
+    def fixed_reply(self, request: ReplyRequest, intent: IntentResult, decision: RouteDecision, lang: Lang) -> str:
+        """The reply of every route that needs no model."""
+        domain, context = request.domain, request.context
+        if decision.route == "handoff":
+            return self.library.handoff_message(domain, lang, context)
+        if decision.route == "clarify":
+            options = [r.label for r in intent.ranking[:2]]
+            return self.library.clarify_question(domain, lang, intent.label, options, context)
+        if decision.route == "canned":
+            return self.library.canned_reply(domain, lang, intent.label)
+        return self.library.template_reply(domain, lang, intent.label, context)
+
+    def build_messages(self, request: ReplyRequest, intent: str, lang: Lang, history: tuple[ChatMessage, ...],
+                       max_tokens: int) -> tuple[ChatMessage, ...]:
+        """System prompt + as much recent history as fits + the customer's message, within the context."""
+        system = ChatMessage("system", self.library.system_prompt(request.domain, lang, intent, request.context))
+        user = ChatMessage("user", request.message)
+        kept = list(history[-self.settings.max_history_turns:]) if self.settings.max_history_turns else []
+        budget = self.max_model_len - max_tokens
+        while True:
+            messages = (system, *kept, user)
+            if self.generator.count_prompt_tokens(messages) <= budget:
+                return messages
+            if not kept:
+                raise InvalidRequest(
+                    f"the message is too long: with the system prompt it exceeds the {budget}-token budget",
+                    param="message",
+                )
+            del kept[0]
+
+    def _max_tokens(self, request: ReplyRequest) -> int:
+        max_tokens = request.max_tokens or self.settings.max_tokens
+        if max_tokens > self.max_tokens_limit:
+            raise InvalidRequest(f"max_tokens is {max_tokens}; at most {self.max_tokens_limit}", param="max_tokens")
+        return max_tokens
+
+    async def _remember(self, session: Session | None, request: ReplyRequest, intent: IntentResult,
+                        decision: RouteDecision, reply: str) -> None:
+        if session is None:
+            return
+        session.domain = request.domain
+        session.add(Turn("user", request.message, intent.label, decision.route), self.max_turns)
+        session.add(Turn("assistant", reply, intent.label, decision.route), self.max_turns)
+        session.uncertain_streak = session.uncertain_streak + 1 if decision.route == "clarify" else 0
+        if not intent.uncertain:
+            session.last_intent = intent.label
+        await self.sessions.save(session)
+
+    # --------------------------------------------------------------------- /v1/reply
+    async def reply(self, request: ReplyRequest) -> AsyncGenerator[ReplyEvent, None]:
+        """Events: IntentEvent, DeltaEvent..., DoneEvent. Errors before the first event propagate (HTTP
+        errors); later ones are raised from the iterator (the API turns them into an `error` event)."""
+        started = time.perf_counter()
+        max_tokens = self._max_tokens(request)
+        session = await self._load_session(request)
+        history = self._history(request, session)
+        intent, decision, lang, router_ms = await self.route(request, session)
+
+        def elapsed() -> float:
+            return round((time.perf_counter() - started) * 1000, 3)
+
+        def done(finish: str, prompt: int = 0, completion: int = 0, queue_ms: float = 0.0, ttft: float = 0.0,
+                 cached: bool = False) -> DoneEvent:
+            handoff = decision.route == "handoff"
+            return DoneEvent(finish, handoff, decision.reason if handoff else None, prompt, completion,
+                             round(router_ms, 3), round(queue_ms, 3), ttft, elapsed(), cached, request.session_id)
+
+        if decision.route != "llm":
+            text = self.fixed_reply(request, intent, decision, lang)
+            yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
+            ttft = elapsed()
+            yield DeltaEvent(text)
+            await self._remember(session, request, intent, decision, text)
+            yield done("stop", ttft=ttft)
+            return
+
+        key = None
+        if self.cache is not None and not request.context and not history:
+            key = cache_key(request.domain, lang, intent.label, request.message)
+            hit = await self.cache.get(key)
+            if hit is not None:
+                yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
+                ttft = elapsed()
+                yield DeltaEvent(hit)
+                await self._remember(session, request, intent, decision, hit)
+                yield done("stop", ttft=ttft, cached=True)
+                return
+
+        messages = self.build_messages(request, intent.label, lang, history, max_tokens)
+        slot = self.admission.acquire(1)
+        try:
+            yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
+            generation = GenerationRequest(
+                request_id=f"reply-{secrets.token_hex(8)}", messages=messages, max_new_tokens=max_tokens,
+                temperature=self.settings.temperature, seed=0 if self.settings.temperature > 0 else None,
+            )
+            parts: list[str] = []
+            ttft = 0.0
+            final = None
+            async with aclosing(self.generator.generate(generation)) as chunks:
+                async for chunk in chunks:
+                    if chunk.text:
+                        if not parts:
+                            ttft = elapsed()
+                        parts.append(chunk.text)
+                        yield DeltaEvent(chunk.text)
+                    if chunk.finish_reason:
+                        final = chunk
+        finally:
+            slot.release()
+        text = "".join(parts)
+        if key is not None and final is not None and text.strip():
+            await self.cache.set(key, text)  # type: ignore[union-attr]
+        await self._remember(session, request, intent, decision, text)
+        assert final is not None
+        yield done(final.finish_reason or "stop", final.prompt_tokens or 0, final.completion_tokens or 0,
+                   final.queue_ms or 0.0, ttft or elapsed())
+
+    # ------------------------------------------------------------------- /v1/suggest
+    async def suggest(self, request: ReplyRequest, n: int) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
+        """Up to `n` suggested replies for a human agent, generated concurrently through the same engine."""
+        started = time.perf_counter()
+        max_tokens = self._max_tokens(request)
+        session = await self._load_session(request)
+        history = self._history(request, session)
+        intent, decision, lang, router_ms = await self.route(request, session)
+        if decision.route != "llm":
+            suggestions = [{"text": self.fixed_reply(request, intent, decision, lang), "source": decision.route}]
+            timings = {"router_ms": round(router_ms, 3), "total_ms": round((time.perf_counter() - started) * 1000, 3)}
+            return intent, decision, lang, suggestions, timings
+        messages = self.build_messages(request, intent.label, lang, history, max_tokens)
+        slot = self.admission.acquire(n)
+        try:
+            base = secrets.randbits(30)
+            texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i) for i in range(n)))
+        finally:
+            slot.release()
+        unique = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
+        timings = {"router_ms": round(router_ms, 3), "total_ms": round((time.perf_counter() - started) * 1000, 3)}
+        return intent, decision, lang, [{"text": t, "source": "llm"} for t in unique], timings
+
+    async def _generate_text(self, messages: tuple[ChatMessage, ...], max_tokens: int, seed: int) -> str:
+        request = GenerationRequest(f"suggest-{secrets.token_hex(8)}", messages, max_tokens,
+                                    temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed)
+        parts = []
+        async with aclosing(self.generator.generate(request)) as chunks:
+            async for chunk in chunks:
+                parts.append(chunk.text)
+        return "".join(parts)

@@ -1,0 +1,283 @@
+"""The prompt library: prompts/manifest.yaml and prompts/<domain>/<lang>.yaml, validated at start-up and
+rendered in a sandboxed Jinja2 environment.
+
+Templates are data written by the team. Customer text is never a template: the message and the history
+go to the model as chat messages, untouched, and customer context values enter templates only as
+variables (sanitised to one line each), so `{{ config }}` or "ignore your instructions" in either
+changes nothing in the rendered system prompt.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from serve.taxonomy import DOMAINS, INTENTS
+
+Route = Literal["llm", "canned", "clarify", "handoff", "template"]
+LANGS = ("en", "zh")
+PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+
+_CONTEXT_KEY = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+MAX_CONTEXT_FIELDS = 24
+MAX_CONTEXT_VALUE_CHARS = 200
+
+
+class PromptConfigError(ValueError):
+    """The prompt library is inconsistent; the message lists every problem with file and field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class IntentPrompts(_Strict):
+    guidance: str = Field(min_length=1)
+    reply: str = Field(min_length=1)  # template reply (Jinja): languages the generator does not write
+    canned: str | None = None  # sent verbatim for canned routes
+    clarify: str | None = None
+
+
+class PromptFile(_Strict):
+    version: Literal[1]
+    domain: Literal["telecom", "ecommerce"]
+    lang: Literal["en", "zh"]
+    company: str = Field(min_length=1)
+    system: str = Field(min_length=1)
+    clarify: str = Field(min_length=1)
+    handoff: str = Field(min_length=1)
+    intent_names: dict[str, str]
+    intents: dict[str, IntentPrompts]
+
+
+class RouteOverride(_Strict):
+    domain: Literal["telecom", "ecommerce", "*"] = "*"
+    intent: str
+    lang: Literal["en", "zh", "*"] = "*"
+    route: Literal["llm", "canned", "handoff"]
+    reason: str | None = None
+
+
+class Manifest(_Strict):
+    version: Literal[1]
+    files: dict[str, dict[str, str]]
+    default_route: Literal["llm", "canned", "handoff"] = "llm"
+    routes: dict[str, Literal["llm", "canned", "handoff"]] = {}
+    overrides: list[RouteOverride] = []
+    handoff_after_uncertain_turns: int = Field(2, ge=1)
+
+
+@dataclass(frozen=True, slots=True)
+class RouteRule:
+    route: Literal["llm", "canned", "handoff"]
+    reason: str
+
+
+def sanitize_context(context: dict[str, Any] | None) -> dict[str, str]:
+    """Customer facts as one-line strings; odd keys dropped, long values cut. Values stay data: they are
+    never parsed as templates, and a newline cannot start a fake 'System:' line."""
+    clean: dict[str, str] = {}
+    for key, value in (context or {}).items():
+        if len(clean) >= MAX_CONTEXT_FIELDS or not isinstance(key, str) or not _CONTEXT_KEY.match(key):
+            continue
+        if isinstance(value, bool):
+            text = "yes" if value else "no"
+        elif isinstance(value, int | float | str):
+            text = str(value)
+        else:
+            continue
+        text = " ".join(text.split())[:MAX_CONTEXT_VALUE_CHARS]
+        if text:
+            clean[key] = text
+    return clean
+
+
+class PromptLibrary:
+    def __init__(self, manifest: Manifest, files: dict[tuple[str, str], PromptFile]) -> None:
+        self.manifest = manifest
+        self.files = files
+        self._env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
+                                                  keep_trailing_newline=False)
+        self._compiled: dict[str, Any] = {}
+        self._rules = self._route_table()
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def load(cls, root: Path = PROMPTS_DIR) -> PromptLibrary:
+        problems: list[str] = []
+        manifest = _load_model(root / "manifest.yaml", Manifest, problems)
+        files: dict[tuple[str, str], PromptFile] = {}
+        if manifest is not None:
+            for domain in DOMAINS:
+                for lang in LANGS:
+                    rel = manifest.files.get(domain, {}).get(lang)
+                    if rel is None:
+                        problems.append(f"manifest.yaml: files.{domain}.{lang} is missing")
+                        continue
+                    loaded = _load_model(root / rel, PromptFile, problems)
+                    if loaded is not None:
+                        if (loaded.domain, loaded.lang) != (domain, lang):
+                            problems.append(f"{rel}: declares {loaded.domain}/{loaded.lang}, listed as {domain}/{lang}")
+                        files[(domain, lang)] = loaded
+        if problems:
+            raise PromptConfigError("invalid prompt library:\n  " + "\n  ".join(problems))
+        assert manifest is not None
+        library = cls(manifest, files)
+        library.validate()
+        return library
+
+    def validate(self) -> None:
+        problems: list[str] = []
+        for name, route in self.manifest.routes.items():
+            if name not in INTENTS:
+                problems.append(f"manifest.yaml: routes.{name}: unknown intent")
+        for i, o in enumerate(self.manifest.overrides):
+            if o.intent not in INTENTS:
+                problems.append(f"manifest.yaml: overrides[{i}].intent: unknown intent {o.intent!r}")
+        for (domain, lang), pf in self.files.items():
+            where = f"{domain}/{lang}.yaml"
+            missing = [i for i in INTENTS if i not in pf.intents]
+            extra = [i for i in pf.intents if i not in INTENTS]
+            if missing:
+                problems.append(f"{where}: intents missing: {', '.join(missing)}")
+            if extra:
+                problems.append(f"{where}: unknown intents: {', '.join(extra)}")
+            names_missing = [i for i in INTENTS if i not in pf.intent_names]
+            if names_missing:
+                problems.append(f"{where}: intent_names missing: {', '.join(names_missing)}")
+            for intent in INTENTS:
+                rule = self._rules.get((domain, intent, lang))
+                entry = pf.intents.get(intent)
+                if rule and rule.route == "canned" and entry is not None and not entry.canned:
+                    problems.append(f"{where}: intents.{intent}.canned is required (the manifest routes it to canned)")
+            for field, template in self._templates_of(pf):
+                try:
+                    self._template(template)
+                except TemplateError as exc:
+                    problems.append(f"{where}: {field}: template error: {exc}")
+            for intent, entry in pf.intents.items():  # canned text is sent verbatim: no template syntax
+                if entry.canned and ("{{" in entry.canned or "{%" in entry.canned):
+                    problems.append(f"{where}: intents.{intent}.canned contains template syntax; canned replies are sent verbatim")
+            # every template must render with an empty context and with a full one
+            for field, template in self._templates_of(pf):
+                for context in ({}, {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"}):
+                    try:
+                        self._render(template, pf, context, intent="greeting_chitchat", options=["x", "y"])
+                    except TemplateError as exc:
+                        problems.append(f"{where}: {field}: does not render with context {sorted(context)}: {exc}")
+                        break
+        if problems:
+            raise PromptConfigError("invalid prompt library:\n  " + "\n  ".join(problems))
+
+    def _route_table(self) -> dict[tuple[str, str, str], RouteRule]:
+        table: dict[tuple[str, str, str], RouteRule] = {}
+        for domain in DOMAINS:
+            for intent in INTENTS:
+                for lang in LANGS:
+                    route = self.manifest.routes.get(intent, self.manifest.default_route)
+                    table[(domain, intent, lang)] = RouteRule(route, "manifest:intent" if intent in
+                                                              self.manifest.routes else "manifest:default")
+        for o in self.manifest.overrides:
+            for domain in DOMAINS if o.domain == "*" else (o.domain,):
+                for lang in LANGS if o.lang == "*" else (o.lang,):
+                    table[(domain, o.intent, lang)] = RouteRule(o.route, o.reason or "manifest:override")
+        return table
+
+    @staticmethod
+    def _templates_of(pf: PromptFile) -> list[tuple[str, str]]:
+        out = [("system", pf.system), ("clarify", pf.clarify), ("handoff", pf.handoff)]
+        for intent, entry in pf.intents.items():
+            out.append((f"intents.{intent}.reply", entry.reply))
+            out.append((f"intents.{intent}.guidance", entry.guidance))
+            if entry.clarify:
+                out.append((f"intents.{intent}.clarify", entry.clarify))
+        return out
+
+    # --------------------------------------------------------------- rendering
+    def rule(self, domain: str, intent: str, lang: str) -> RouteRule:
+        return self._rules[(domain, intent, lang)]
+
+    def file(self, domain: str, lang: str) -> PromptFile:
+        return self.files[(domain, lang)]
+
+    def system_prompt(self, domain: str, lang: str, intent: str, context: dict[str, Any] | None) -> str:
+        pf = self.file(domain, lang)
+        guidance = self._render(pf.intents[intent].guidance, pf, sanitize_context(context), intent=intent)
+        return self._render(pf.system, pf, sanitize_context(context), intent=intent, guidance=guidance)
+
+    def template_reply(self, domain: str, lang: str, intent: str, context: dict[str, Any] | None) -> str:
+        pf = self.file(domain, lang)
+        return self._render(pf.intents[intent].reply, pf, sanitize_context(context), intent=intent)
+
+    def canned_reply(self, domain: str, lang: str, intent: str) -> str:
+        text = self.file(domain, lang).intents[intent].canned
+        if text is None:
+            raise PromptConfigError(f"{domain}/{lang}.yaml: intents.{intent} has no canned reply")
+        return text
+
+    def clarify_question(self, domain: str, lang: str, intent: str, options: list[str],
+                         context: dict[str, Any] | None) -> str:
+        pf = self.file(domain, lang)
+        names = [pf.intent_names.get(o, o) for o in options]
+        template = pf.intents[intent].clarify if intent in pf.intents and pf.intents[intent].clarify else pf.clarify
+        return self._render(template, pf, sanitize_context(context), intent=intent, options=names)
+
+    def handoff_message(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:
+        pf = self.file(domain, lang)
+        return self._render(pf.handoff, pf, sanitize_context(context), intent="contact_human")
+
+    def _template(self, source: str) -> Any:
+        compiled = self._compiled.get(source)
+        if compiled is None:
+            compiled = self._compiled[source] = self._env.from_string(source)
+        return compiled
+
+    def _render(self, source: str, pf: PromptFile, context: dict[str, str], **extra: Any) -> str:
+        variables = {"company": pf.company, "context": context, "intent": extra.pop("intent", ""),
+                     "guidance": extra.pop("guidance", ""), "options": extra.pop("options", []), **extra}
+        return self._template(source).render(**variables).strip()
+
+
+def _load_model(path: Path, model: type[BaseModel], problems: list[str]) -> Any:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        problems.append(f"{path.parent.name}/{path.name}: file not found ({path})")
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(f"{path.parent.name}/{path.name}: not valid YAML: {exc}")
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        for err in exc.errors():
+            problems.append(f"{path.parent.name}/{path.name}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
+        return None
+
+
+def main() -> int:
+    """`python -m serve.prompts [DIR]`: validate a prompt library and print its route table summary."""
+    import sys
+
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else PROMPTS_DIR
+    try:
+        library = PromptLibrary.load(root)
+    except PromptConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    routes: dict[str, int] = {}
+    for rule in library._rules.values():
+        routes[rule.route] = routes.get(rule.route, 0) + 1
+    print(f"prompt library OK: {len(library.files)} files, routes {routes}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

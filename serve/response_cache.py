@@ -1,0 +1,88 @@
+"""Response cache for repeated FAQ-like questions: same domain, language, intent and normalised text.
+
+Only generated (`llm`) replies are cached, and never when the request carries customer context or a
+conversation history: those replies are about one customer, not about the question."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections import OrderedDict
+from typing import Any, Protocol
+
+from serve.router.encoding import normalize
+
+KEY_PREFIX = "csreply:reply:"
+_NOISE = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def cache_key(domain: str, lang: str, intent: str, message: str) -> str:
+    text = _NOISE.sub(" ", normalize(message).lower()).strip()
+    return hashlib.sha256(f"{domain}\x1f{lang}\x1f{intent}\x1f{text}".encode()).hexdigest()[:32]
+
+
+class ResponseCache(Protocol):
+    name: str
+    hits: int
+    misses: int
+
+    async def get(self, key: str) -> str | None: ...
+
+    async def set(self, key: str, reply: str) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class MemoryResponseCache:
+    name = "memory"
+
+    def __init__(self, max_entries: int = 5000, ttl_s: float = 3600.0) -> None:
+        self.max_entries = max_entries
+        self.ttl_s = ttl_s
+        self.hits = self.misses = 0
+        self._data: OrderedDict[str, tuple[float, str]] = OrderedDict()
+
+    async def get(self, key: str) -> str | None:
+        entry = self._data.get(key)
+        if entry is None or time.monotonic() - entry[0] > self.ttl_s:
+            self._data.pop(key, None)
+            self.misses += 1
+            return None
+        self._data.move_to_end(key)
+        self.hits += 1
+        return entry[1]
+
+    async def set(self, key: str, reply: str) -> None:
+        self._data[key] = (time.monotonic(), reply)
+        self._data.move_to_end(key)
+        while len(self._data) > self.max_entries:
+            self._data.popitem(last=False)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class RedisResponseCache:
+    name = "redis"
+
+    def __init__(self, url: str, ttl_s: float = 3600.0, client: Any = None) -> None:
+        import redis.asyncio as redis
+
+        self.ttl_s = ttl_s
+        self.hits = self.misses = 0
+        self._redis = client or redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+
+    async def get(self, key: str) -> str | None:
+        raw = await self._redis.get(KEY_PREFIX + key)
+        if raw is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+    async def set(self, key: str, reply: str) -> None:
+        await self._redis.set(KEY_PREFIX + key, reply, ex=max(1, int(self.ttl_s)))
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
