@@ -133,7 +133,7 @@ async def compare(settings: GeneratorSettings, model_dir: Path, n: int, max_toke
     gen.load()
     await gen.warmup()
     plain_model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
-    stop_ids = sorted(gen._stop_ids)
+    stop_ids = sorted(gen._require_chat().stop_ids)
     cb_rounds: list[RoundResult] = []
     plain_rounds: list[RoundResult] = []
     for r in range(rounds):
@@ -143,7 +143,7 @@ async def compare(settings: GeneratorSettings, model_dir: Path, n: int, max_toke
                 cb_rounds.append(await run_cb(gen, n, max_tokens, f"r{r}"))
                 print(f"  round {r} cb:    {cb_rounds[-1].tok_s:6.1f} tok/s", file=sys.stderr)
             else:
-                plain_rounds.append(await asyncio.to_thread(run_plain, plain_model, gen._tokenizer, stop_ids,
+                plain_rounds.append(await asyncio.to_thread(run_plain, plain_model, gen._require_chat().tokenizer, stop_ids,
                                                             n, max_tokens))
                 print(f"  round {r} plain: {plain_rounds[-1].tok_s:6.1f} tok/s", file=sys.stderr)
     await gen.aclose()

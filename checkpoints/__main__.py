@@ -1,4 +1,4 @@
-"""python -m checkpoints fetch | build-router CONFIG [--force]  (build-llm arrives with the TensorRT-LLM path)."""
+"""python -m checkpoints fetch | build-router CONFIG [--force] | build-router-trt CONFIG | build-llm CONFIG [--dry-run]"""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ def main(argv: list[str] | None = None) -> int:
     router.add_argument("--force", action="store_true", help="rebuild even if the output is current")
     trt = sub.add_parser("build-router-trt", help="TensorRT engine for a built router (GPU host with TensorRT)")
     trt.add_argument("config", type=Path, help="build_configs/router/<name>.yaml (its tensorrt: section)")
+    llm = sub.add_parser("build-llm", help="TensorRT-LLM checkpoint and engine from a preset (GPU host)")
+    llm.add_argument("config", type=Path, help="build_configs/llm/<model>-<gpu>-<precision>.yaml")
+    llm.add_argument("--dry-run", action="store_true", help="print the commands and the manifest; run nothing")
+    llm.add_argument("--examples-dir", help="TensorRT-LLM examples directory (default: the release container's)")
     args = parser.parse_args(argv)
     cache = load_settings().cache_dir
     if args.command == "fetch":
@@ -36,6 +40,30 @@ def main(argv: list[str] | None = None) -> int:
         build_router(config, cache, force=args.force)
     if args.command == "build-router-trt":
         return _build_router_trt(args.config, cache)
+    if args.command == "build-llm":
+        return _build_llm(args.config, cache, args.dry_run, args.examples_dir)
+    return 0
+
+
+def _build_llm(config_path: Path, cache: Path, dry: bool, examples_dir: str | None) -> int:
+    from checkpoints.llm import LlmBuildError, dry_run, plan_build, run_build
+    from checkpoints.llm_config import LlmConfigError, load_llm_config
+
+    try:
+        config = load_llm_config(config_path)
+    except LlmConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    plan = plan_build(config, cache, examples_dir)
+    if dry:
+        print(dry_run(plan))
+        return 0
+    try:
+        manifest = run_build(plan)
+    except LlmBuildError as exc:
+        print(f"build-llm: {exc}", file=sys.stderr)
+        return 1
+    print(f"build-llm: done; manifest {manifest}", file=sys.stderr)
     return 0
 
 

@@ -39,7 +39,8 @@ class ServerSettings(_Section):
 
 
 class GeneratorSettings(_Section):
-    backend: Literal["hf"] = "hf"
+    backend: Literal["hf", "trtllm"] = "hf"
+    trtllm_preset: Path | None = Field(None, description="build_configs/llm/*.yaml, required for backend trtllm")
     model_dir: Path | None = Field(None, description="HF model directory; default: the embedded SmolLM2")
     model_name: str = "smollm2-135m-instruct"
     languages: tuple[str, ...] = Field(("en",), description="languages this model writes well")
@@ -60,6 +61,8 @@ class GeneratorSettings(_Section):
 
     @model_validator(mode="after")
     def _check_limits(self) -> GeneratorSettings:
+        if self.backend == "trtllm" and self.trtllm_preset is None:
+            raise ValueError("generator.trtllm_preset is required when generator.backend is trtllm")
         if self.default_max_tokens > self.max_tokens_limit:
             raise ValueError("default_max_tokens must not exceed max_tokens_limit")
         if self.max_tokens_limit >= self.max_model_len:

@@ -21,11 +21,28 @@ from serve.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 logger = logging.getLogger(__name__)
 
 
-def build_generator(settings: Settings) -> Generator:
-    """The configured generator backend, not yet loaded."""
+def hf_generator(settings: Settings) -> Generator:
     from serve.generation.hf import HfGenerator
 
     return HfGenerator(settings.generator, settings.generator_model_dir)
+
+
+def build_generator(settings: Settings) -> tuple[Generator, list[str]]:
+    """The configured generator, not yet loaded, and notes on any fallback taken."""
+    config = settings.generator
+    if config.backend != "trtllm":
+        return hf_generator(settings), []
+    import importlib.util
+
+    if importlib.util.find_spec("tensorrt_llm") is None:
+        note = "generator: trtllm configured but TensorRT-LLM is not importable; serving with hf"
+        logger.warning("generator.fallback %s", note)
+        return hf_generator(settings), [note]
+    from checkpoints.llm_config import load_llm_config
+    from serve.generation.trtllm import TrtllmGenerator
+
+    assert config.trtllm_preset is not None
+    return TrtllmGenerator(load_llm_config(config.trtllm_preset), settings.cache_dir), []
 
 
 def build_session_store(settings: Settings) -> SessionStore:
@@ -63,9 +80,12 @@ class Runtime:
     def create(
         cls, settings: Settings, generator: Generator | None = None, router: IntentClassifier | None = None
     ) -> Runtime:
-        generator = generator or build_generator(settings)
+        notes: list[str] = []
+        if generator is None:
+            generator, notes = build_generator(settings)
         admission = Admission(settings.generator.max_concurrent_requests)
-        runtime = cls(settings, generator, admission, CompletionService(generator, settings.generator, admission))
+        runtime = cls(settings, generator, admission, CompletionService(generator, settings.generator, admission),
+                      notes=notes)
         if router is not None:
             runtime.router = router if isinstance(router, FallbackRouter) else FallbackRouter([router])
         return runtime
@@ -91,14 +111,30 @@ class Runtime:
             self.router, self.generator, self.library, self.sessions, self.cache, self.admission,
             self.settings.reply, gen.max_model_len, gen.max_tokens_limit, self.settings.sessions.max_turns,
         )
-        load = getattr(self.generator, "load", None)
-        if load is not None:
-            started = time.perf_counter()
-            await asyncio.to_thread(load)
-            logger.info("generator.ready backend=%s load_s=%.1f", self.generator.name, time.perf_counter() - started)
+        await self._load_generator()
         if self.settings.generator.warmup:
             await self.generator.warmup()
         self.ready = True
+
+    async def _load_generator(self) -> None:
+        """Load the generator; a trtllm generator that cannot load gives way to hf (trtllm -> hf)."""
+        load = getattr(self.generator, "load", None)
+        if load is None:
+            return
+        started = time.perf_counter()
+        try:
+            await asyncio.to_thread(load)
+        except Exception as exc:
+            if self.generator.name != "trtllm":
+                raise
+            note = f"generator: trtllm failed to load ({exc}); serving with hf"
+            logger.error("generator.fallback %s", note)
+            self.notes.append(note)
+            self.generator = hf_generator(self.settings)
+            self.completions.generator = self.generator
+            await self._load_generator()
+            return
+        logger.info("generator.ready backend=%s load_s=%.1f", self.generator.name, time.perf_counter() - started)
 
     async def stop(self) -> None:
         self.ready = False

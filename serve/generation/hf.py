@@ -11,13 +11,14 @@ import asyncio
 import logging
 import os
 import secrets
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
 from serve.config import GeneratorSettings
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.generation.chat import ChatTokenizer
 from serve.streaming import IncrementalDetokenizer, StopMatcher
 
 logger = logging.getLogger(__name__)
@@ -37,8 +38,7 @@ class HfGenerator:
         self._active: set[str] = set()
         self._requests_total = 0
         self._manager: Any = None
-        self._tokenizer: Any = None
-        self._stop_ids: frozenset[int] = frozenset()
+        self._chat: ChatTokenizer | None = None
 
     # ------------------------------------------------------------------ loading
     def load(self) -> None:
@@ -57,17 +57,16 @@ class HfGenerator:
         torch.set_num_threads(self.settings.num_threads or max(1, os.cpu_count() or 1))
         device = _resolve_device(self.settings.device, torch)
         dtype = "auto" if self.settings.dtype == "auto" else getattr(torch, self.settings.dtype)
-        self._tokenizer = AutoTokenizer.from_pretrained(self.model_dir)
         model = AutoModelForCausalLM.from_pretrained(
             self.model_dir, dtype=dtype, attn_implementation=self.settings.attn_implementation
         )
         model.to(device).eval()
-        self._stop_ids = frozenset(_chat_stop_ids(self._tokenizer, model.generation_config))
+        self._chat = chat = ChatTokenizer(AutoTokenizer.from_pretrained(self.model_dir), model.generation_config)
         gen_config = GenerationConfig(
             max_new_tokens=self.settings.default_max_tokens,
             do_sample=False,  # sampling happens per request in hf_sampling (Gumbel-max)
-            eos_token_id=sorted(self._stop_ids),
-            pad_token_id=self._tokenizer.pad_token_id or min(self._stop_ids),
+            eos_token_id=sorted(chat.stop_ids),
+            pad_token_id=chat.pad_id,
         )
         cb_config = ContinuousBatchingConfig(
             page_size=self.settings.page_size,
@@ -83,16 +82,17 @@ class HfGenerator:
         self._manager = manager
         logger.info(
             "generator.loaded backend=hf model=%s device=%s dtype=%s threads=%d stop_ids=%s",
-            self.model_dir, device, self.settings.dtype, torch.get_num_threads(), sorted(self._stop_ids),
+            self.model_dir, device, self.settings.dtype, torch.get_num_threads(), sorted(chat.stop_ids),
         )
 
     # ---------------------------------------------------------------- the seam
     def count_prompt_tokens(self, messages: tuple[ChatMessage, ...]) -> int:
-        return len(self._encode(messages))
+        return len(self._require_chat().encode(messages))
 
     async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         manager = self._require_manager()
-        prompt_ids = self._encode(request.messages)
+        chat = self._require_chat()
+        prompt_ids = chat.encode(request.messages)
         budget = self.settings.max_model_len - len(prompt_ids)
         if request.max_new_tokens > budget:
             raise ContextLengthExceeded(
@@ -118,7 +118,7 @@ class HfGenerator:
             )
             if accepted is None:
                 raise BackendUnavailable("the generation engine is not accepting requests")
-            detok = IncrementalDetokenizer(self._tokenizer.decode, skip_ids=self._stop_ids)
+            detok = IncrementalDetokenizer(chat.decode, skip_ids=chat.stop_ids)
             stops = StopMatcher(request.stop)
             seen = 0
             while True:
@@ -134,7 +134,7 @@ class HfGenerator:
                     if not stops.stopped:
                         text += stops.push(detok.flush())
                         text += stops.flush()
-                    reason = "stop" if stops.stopped or (tokens and tokens[-1] in self._stop_ids) else "length"
+                    reason = "stop" if stops.stopped or (tokens and tokens[-1] in chat.stop_ids) else "length"
                     yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids), completion_tokens=seen,
                                           queue_ms=_queue_ms(output))
                     return
@@ -186,11 +186,10 @@ class HfGenerator:
             raise BackendUnavailable("the hf generator is not loaded")
         return self._manager
 
-    def _encode(self, messages: Sequence[ChatMessage]) -> list[int]:
-        text = self._tokenizer.apply_chat_template(
-            [{"role": m.role, "content": m.content} for m in messages], tokenize=False, add_generation_prompt=True
-        )
-        return list(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+    def _require_chat(self) -> ChatTokenizer:
+        if self._chat is None:
+            raise BackendUnavailable("the hf generator is not loaded")
+        return self._chat
 
     async def _next_output(self, results: asyncio.Queue[Any]) -> Any:
         while True:
@@ -223,28 +222,3 @@ def _resolve_device(device: str, torch: Any) -> str:
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise BackendUnavailable(f"generator.device is {device!r} but no CUDA device is available")
     return device
-
-
-def _chat_stop_ids(tokenizer: Any, generation_config: Any) -> set[int]:
-    """End-of-turn ids: EOS from tokenizer and generation config, plus the token the chat template puts
-    right after an assistant turn (e.g. <|im_end|>, <|eot_id|>)."""
-    ids: set[int] = set()
-    for value in (tokenizer.eos_token_id, getattr(generation_config, "eos_token_id", None)):
-        if isinstance(value, int):
-            ids.add(value)
-        elif isinstance(value, list | tuple):
-            ids.update(int(v) for v in value)
-    marker = "CSREPLY_END_MARKER"
-    rendered = tokenizer.apply_chat_template(
-        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": marker}], tokenize=False
-    )
-    tail = rendered.split(marker, 1)[-1]
-    tail_ids = tokenizer(tail, add_special_tokens=False)["input_ids"] if tail.strip() else []
-    special = set(getattr(tokenizer, "all_special_ids", []))
-    for token_id in tail_ids:
-        if token_id in special:
-            ids.add(int(token_id))
-            break
-    if not ids:
-        raise BackendUnavailable("the model declares no end-of-sequence token; set one in generation_config.json")
-    return ids
