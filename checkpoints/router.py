@@ -12,13 +12,13 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from checkpoints.fetch import install_dir
 from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import Example, load_jsonl, load_training_data, maybe_noisy, resolve
 from serve.evaluation.metrics import classification_report
@@ -80,9 +80,7 @@ def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False
         manifest = _build_into(config, cache_dir, staged)
         manifest["build_seconds"] = round(time.perf_counter() - started, 1)
         (staged / "router.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        shutil.move(str(staged), out_dir)
+        install_dir(staged, out_dir)
     log(f"router {config.name} ready in {manifest['build_seconds']} s: {out_dir}")
     return out_dir
 
