@@ -103,7 +103,7 @@ def run_plain(model, tokenizer, stop_ids: list[int], n: int, max_tokens: int) ->
             [{"role": m.role, "content": m.content} for m in messages_for(i)], tokenize=False,
             add_generation_prompt=True,
         )
-        ids = tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"]
+        ids = tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(model.device)
         streamer = FirstToken()
         with torch.inference_mode():
             out = model.generate(ids, max_new_tokens=max_tokens, do_sample=False, eos_token_id=stop_ids,
@@ -132,7 +132,10 @@ async def compare(settings: GeneratorSettings, model_dir: Path, n: int, max_toke
     gen = HfGenerator(settings, model_dir)
     gen.load()
     await gen.warmup()
-    plain_model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    dtype = torch.float32 if settings.dtype in ("float32", "auto") else getattr(torch, settings.dtype)
+    device = "cuda" if settings.device == "auto" and torch.cuda.is_available() else settings.device
+    device = "cpu" if device == "auto" else device
+    plain_model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).to(device).eval()
     stop_ids = sorted(gen._require_chat().stop_ids)
     cb_rounds: list[RoundResult] = []
     plain_rounds: list[RoundResult] = []
@@ -168,11 +171,18 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--variants", action="store_true", help="also sweep threads/dtype/attention/batch tokens")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--device", default="auto", help="auto | cpu | cuda")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    parser.add_argument("--model-dir", type=Path, help="default: the embedded SmolLM2")
+    parser.add_argument("--max-batch-tokens", type=int)
     args = parser.parse_args()
 
     settings = Settings()
-    base = settings.generator.model_copy(update={"warmup": True})
-    model_dir = settings.generator_model_dir
+    update: dict = {"warmup": True, "device": args.device, "dtype": args.dtype}
+    if args.max_batch_tokens:
+        update["max_batch_tokens"] = args.max_batch_tokens
+    base = settings.generator.model_copy(update=update)
+    model_dir = args.model_dir or settings.generator_model_dir
     print(f"model {model_dir}; {args.requests} concurrent requests, {args.max_tokens} new tokens, greedy",
           file=sys.stderr)
     result = asyncio.run(compare(base, model_dir, args.requests, args.max_tokens, args.rounds))
