@@ -87,13 +87,13 @@ ReplyEvent = IntentEvent | DeltaEvent | DoneEvent
 CARRY_OVER_TOP_K = 3
 
 
-def carry_over(intent: IntentResult, session: Session | None) -> IntentResult:
+def carry_over(intent: IntentResult, previous: str | None) -> IntentResult:
     """A follow-up ("I already restarted it twice") rarely names its intent. When the router is unsure and
     the conversation's last confident intent is still among its top candidates, keep that intent."""
-    if not intent.uncertain or session is None or session.last_intent is None:
+    if not intent.uncertain or previous is None:
         return intent
     for ranked in intent.ranking[:CARRY_OVER_TOP_K]:
-        if ranked.label == session.last_intent:
+        if ranked.label == previous:
             return replace(intent, label=ranked.label, confidence=ranked.confidence, uncertain=False,
                            uncertain_reason="carried_over")
     return intent
@@ -144,17 +144,30 @@ class ReplyPipeline:
             return request.history
         return tuple(ChatMessage("user" if t.role == "user" else "assistant", t.content) for t in session.turns)
 
-    async def route(self, request: ReplyRequest, session: Session | None) -> tuple[IntentResult, RouteDecision, Lang, float]:
+    async def route(self, request: ReplyRequest, session: Session | None,
+                    history: tuple[ChatMessage, ...] = ()) -> tuple[IntentResult, RouteDecision, Lang, float]:
         started = time.perf_counter()
         [intent] = await self.router.classify([request.message], top_k=5)
+        if intent.uncertain:
+            intent = carry_over(intent, await self._previous_intent(session, history))
         router_ms = (time.perf_counter() - started) * 1000
-        intent = carry_over(intent, session)
         lang: Lang = request.lang if request.lang != "auto" else detect_lang(request.message)  # type: ignore[assignment]
         decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
                                 session.uncertain_streak if session else 0)
         logger.info("reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
                     intent.label, intent.confidence, decision.route, decision.reason, lang, intent.backend)
         return intent, decision, lang, router_ms
+
+    async def _previous_intent(self, session: Session | None, history: tuple[ChatMessage, ...]) -> str | None:
+        """The conversation's last confident intent: from the session, else from the history's last
+        customer message (one more router call, a few milliseconds)."""
+        if session is not None and session.last_intent is not None:
+            return session.last_intent
+        last_user = next((m.content for m in reversed(history) if m.role == "user"), None)
+        if last_user is None:
+            return None
+        [previous] = await self.router.classify([last_user], top_k=1)
+        return None if previous.uncertain else previous.label
 
     def fixed_reply(self, request: ReplyRequest, intent: IntentResult, decision: RouteDecision, lang: Lang) -> str:
         """The reply of every route that needs no model."""
@@ -212,7 +225,7 @@ class ReplyPipeline:
         max_tokens = self._max_tokens(request)
         session = await self._load_session(request)
         history = self._history(request, session)
-        intent, decision, lang, router_ms = await self.route(request, session)
+        intent, decision, lang, router_ms = await self.route(request, session, history)
 
         def elapsed() -> float:
             return round((time.perf_counter() - started) * 1000, 3)
@@ -281,7 +294,7 @@ class ReplyPipeline:
         max_tokens = self._max_tokens(request)
         session = await self._load_session(request)
         history = self._history(request, session)
-        intent, decision, lang, router_ms = await self.route(request, session)
+        intent, decision, lang, router_ms = await self.route(request, session, history)
         if decision.route != "llm":
             suggestions = [{"text": self.fixed_reply(request, intent, decision, lang), "source": decision.route}]
             timings = {"router_ms": round(router_ms, 3), "total_ms": round((time.perf_counter() - started) * 1000, 3)}

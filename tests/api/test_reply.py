@@ -191,6 +191,11 @@ async def test_a_vague_follow_up_keeps_the_conversation_s_intent(client, engine)
     alone = (await client.post(URL, json={"domain": "telecom", "stream": False,
                                           "message": "I have already restarted the router"})).json()
     assert alone["intent"]["route"] == "clarify" and alone["intent"]["carried_over"] is False
+    with_history = (await client.post(URL, json={
+        "domain": "telecom", "stream": False, "message": "I have already restarted the router",
+        "history": [{"role": "user", "content": "My internet has been down since this morning"},
+                    {"role": "assistant", "content": "Sorry to hear that. Have you restarted the router?"}]})).json()
+    assert with_history["intent"]["label"] == "network_fault" and with_history["intent"]["carried_over"] is True
 
 
 async def test_a_session_keeps_the_conversation_for_the_next_turn(client, engine) -> None:
