@@ -50,8 +50,8 @@ class GeneratorSettings(_Section):
     num_threads: int | None = Field(None, ge=1, description="torch intra-op threads; default: CPU cores")
     # Paged KV cache: page_size tokens per block, num_blocks blocks. Sized explicitly because
     # transformers otherwise sizes the cache from 60 % of system RAM on CPU.
-    page_size: int = Field(64, ge=16)
-    num_blocks: int = Field(256, ge=4)
+    page_size: int = Field(32, ge=16)
+    num_blocks: int = Field(512, ge=4)
     max_batch_tokens: int = Field(512, ge=64)
     max_model_len: int = Field(2048, ge=128, description="prompt + completion tokens")
     default_max_tokens: int = Field(256, ge=1)
