@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -13,6 +14,8 @@ from pydantic_settings import (
     SettingsConfigDict,
     YamlConfigSettingsSource,
 )
+
+_yaml_file: contextvars.ContextVar[str | None] = contextvars.ContextVar("csreply_yaml_file", default=None)
 
 SMOLLM2_DIRNAME = "smollm2-135m-instruct"
 MINILM_DIRNAME = "all-minilm-l6-v2"
@@ -146,7 +149,7 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        yaml_path = os.environ.get("CSREPLY_CONFIG")
+        yaml_path = _yaml_file.get() or os.environ.get("CSREPLY_CONFIG")
         if yaml_path:
             sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=yaml_path))
         return tuple(sources)
@@ -154,8 +157,10 @@ class Settings(BaseSettings):
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build settings once, at the edge (CLI); everything else receives them as an argument."""
-    if config_file is not None:
-        if not config_file.is_file():
-            raise FileNotFoundError(f"config file not found: {config_file}")
-        os.environ["CSREPLY_CONFIG"] = str(config_file)
-    return Settings(**overrides)
+    if config_file is not None and not config_file.is_file():
+        raise FileNotFoundError(f"config file not found: {config_file}")
+    token = _yaml_file.set(str(config_file) if config_file is not None else None)
+    try:
+        return Settings(**overrides)
+    finally:
+        _yaml_file.reset(token)
