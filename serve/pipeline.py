@@ -28,7 +28,6 @@ from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.prompts import PromptLibrary, Route
 from serve.response_cache import ResponseCache, cache_key
 from serve.router.base import IntentClassifier, IntentResult
-from serve.router.encoding import detect_lang
 from serve.sessions import Session, SessionStore, Turn
 
 logger = logging.getLogger(__name__)
@@ -151,7 +150,7 @@ class ReplyPipeline:
         if intent.uncertain:
             intent = carry_over(intent, await self._previous_intent(session, history))
         router_ms = (time.perf_counter() - started) * 1000
-        lang: Lang = request.lang if request.lang != "auto" else detect_lang(request.message)  # type: ignore[assignment]
+        lang: Lang = request.lang if request.lang != "auto" else intent.lang  # type: ignore[assignment]
         decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
                                 session.uncertain_streak if session else 0)
         logger.info("reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
