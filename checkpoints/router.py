@@ -151,7 +151,8 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
 def _calibrate(model: Any, encoder: Any, train: list[Example], dev: list[Example], config: RouterBuildConfig,
                staged: Path) -> tuple[Any, dict[str, Any] | None, dict[float, float]]:
     """Softmax temperature on dev, then the lexical head and its ensemble weight, also chosen on dev."""
-    from checkpoints.router_lexical import choose_weight, combine, train_lexical
+    from checkpoints.router_lexical import choose_weight, train_lexical
+    from serve.router.base import ensemble_scores
     from serve.router.model import Calibration
 
     gold = [INTENT_INDEX[e.intent] for e in dev]
@@ -166,7 +167,7 @@ def _calibrate(model: Any, encoder: Any, train: list[Example], dev: list[Example
     if weight == 0:
         return Calibration(temperature), None, scores
     lexical.save(staged / "lexical.npz")
-    combined_t = _fit_temperature(combine(dev_logits, temperature, lexical_dev, weight), gold)
+    combined_t = _fit_temperature(ensemble_scores(dev_logits, temperature, lexical_dev, weight), gold)
     entry = {"file": "lexical.npz", "weight": weight, "temperature": combined_t, "features": int(len(lexical.rows))}
     log(f"lexical head weight {weight:g} ({len(lexical.rows)} features), ensemble temperature {combined_t:.2f}")
     return Calibration(temperature, lexical, weight, combined_t), entry, scores

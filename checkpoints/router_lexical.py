@@ -8,7 +8,7 @@ import numpy as np
 
 from checkpoints.router_data import maybe_noisy
 from serve.evaluation.datasets import Example
-from serve.router.base import softmax
+from serve.router.base import ensemble_scores
 from serve.router.lexical import DIM, LexicalHead, features
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
@@ -49,15 +49,6 @@ def train_lexical(train: list[Example], noise_prob: float, seed: int, steps: int
     return LexicalHead(used, w[used], bias.detach().numpy())
 
 
-def log_softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
-    return np.log(softmax(logits, temperature) + 1e-12)
-
-
-def combine(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray, weight: float) -> np.ndarray:
-    """Ensemble scores: calibrated BERT log-probabilities plus `weight` times the lexical log-probabilities."""
-    return log_softmax(bert_logits, bert_temperature) + weight * log_softmax(lexical_logits)
-
-
 def choose_weight(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray,
                   dev: list[Example], grid: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
                   ) -> tuple[float, dict[float, float]]:
@@ -68,7 +59,7 @@ def choose_weight(bert_logits: np.ndarray, bert_temperature: float, lexical_logi
     langs = sorted({e.lang for e in dev})
     scores: dict[float, float] = {}
     for weight in grid:
-        pred = [INTENTS[i] for i in combine(bert_logits, bert_temperature, lexical_logits, weight).argmax(axis=1)]
+        pred = [INTENTS[i] for i in ensemble_scores(bert_logits, bert_temperature, lexical_logits, weight).argmax(axis=1)]
         per_lang = []
         for lang in langs:
             idx = [i for i, e in enumerate(dev) if e.lang == lang]

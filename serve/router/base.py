@@ -7,7 +7,6 @@ from typing import Protocol
 
 import numpy as np
 
-from serve.taxonomy import INTENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +55,17 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     return exp / exp.sum(axis=-1, keepdims=True)
 
 
+def log_softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    return np.log(softmax(logits, temperature) + 1e-12)
+
+
+def ensemble_scores(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray,
+                    weight: float) -> np.ndarray:
+    """The router's ensemble: calibrated BERT log-probabilities plus `weight` times the lexical ones. The
+    build chooses `weight` with this function and serving applies it, so the two cannot drift apart."""
+    return log_softmax(bert_logits, bert_temperature) + weight * log_softmax(lexical_logits)
+
+
 def decide(
     probs: np.ndarray, labels: tuple[str, ...], thresholds: Thresholds, top_k: int
 ) -> tuple[str, float, tuple[Ranked, ...], bool, str | None]:
@@ -71,5 +81,3 @@ def decide(
         reason = "small_margin"
     return labels[order[0]], round(top1, 6), ranking, reason is not None, reason
 
-
-DEFAULT_LABELS: tuple[str, ...] = INTENTS

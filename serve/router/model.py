@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from serve.router.base import IntentResult, Thresholds, decide, softmax
+from serve.router.base import IntentResult, Thresholds, decide, ensemble_scores, softmax
 from serve.router.batching import MicroBatcher
 from serve.router.encoding import TextEncoder, detect_lang, normalize
 from serve.router.lexical import LexicalHead
@@ -30,9 +30,8 @@ class Calibration:
     def probabilities(self, logits: np.ndarray, texts: list[str]) -> np.ndarray:
         if self.lexical is None or self.lexical_weight == 0:
             return softmax(logits, self.temperature)
-        bert = np.log(softmax(logits, self.temperature) + 1e-12)
-        lexical = np.log(softmax(self.lexical.logits(texts)) + 1e-12)
-        return softmax(bert + self.lexical_weight * lexical, self.combined_temperature)
+        scores = ensemble_scores(logits, self.temperature, self.lexical.logits(texts), self.lexical_weight)
+        return softmax(scores, self.combined_temperature)
 
 
 @dataclass(frozen=True, slots=True)
