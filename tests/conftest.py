@@ -16,6 +16,16 @@ from tests.fakes import ScriptedFakeGenerator
 REPO = Path(__file__).resolve().parents[1]
 
 
+def default_router_dir() -> Path:
+    """The router `csreply prepare` builds; the tests that need it fail (not skip) when it is missing."""
+    from serve.config import default_cache_dir
+
+    path = default_cache_dir() / "router" / "default"
+    if not (path / "router.json").is_file():
+        pytest.fail(f"{path} has no router: run `csreply prepare` (make test does) before the tests")
+    return path
+
+
 def parse_sse(text: str) -> list[str]:
     """The `data:` payloads of an SSE body, in order (comments and pings skipped)."""
     events: list[str] = []

@@ -11,18 +11,16 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
-from serve.config import GeneratorSettings, RouterSettings, Settings, default_cache_dir
+from serve.config import GeneratorSettings, RouterSettings, Settings
+from tests.conftest import default_router_dir
 from tests.fakes import ScriptedFakeGenerator
 
 URL = "/v1/intent"
 
 
 def router_settings(tmp_path: Path, **router: object) -> Settings:
-    router_dir = default_cache_dir() / "router" / "default"
-    if not (router_dir / "router.json").is_file():
-        pytest.fail("no default router: run `csreply prepare` (make test does)")
     return Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False),
-                    router=RouterSettings(router_dir=router_dir, **router))
+                    router=RouterSettings(router_dir=default_router_dir(), **router))
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
-from serve.config import CacheSettings, GeneratorSettings, RouterSettings, SessionSettings, Settings, default_cache_dir
+from serve.config import CacheSettings, GeneratorSettings, RouterSettings, SessionSettings, Settings
 from serve.generation.base import GenerationChunk, GenerationRequest
 from serve.prompts import PromptLibrary
-from tests.conftest import parse_sse
+from tests.conftest import default_router_dir
 from tests.fakes import ScriptedFakeGenerator
 
 URL = "/v1/reply"
@@ -29,9 +29,7 @@ def fixed_reply(request: GenerationRequest) -> list[GenerationChunk]:
 
 
 def make_settings(tmp_path: Path, **sections: object) -> Settings:
-    router_dir = default_cache_dir() / "router" / "default"
-    if not (router_dir / "router.json").is_file():
-        pytest.fail("no default router: run `csreply prepare` (make test does)")
+    router_dir = default_router_dir()
     base: dict[str, object] = {
         "cache_dir": tmp_path, "generator": GeneratorSettings(warmup=False, max_model_len=2048),
         "router": RouterSettings(router_dir=router_dir),
@@ -115,7 +113,7 @@ async def test_asking_for_a_human_hands_off_with_the_reason(client, engine) -> N
 
 async def test_uncertain_message_gets_a_clarifying_question_then_a_human(tmp_path, engine) -> None:
     settings = make_settings(tmp_path, router=RouterSettings(
-        router_dir=default_cache_dir() / "router" / "default", min_confidence=0.999))
+        router_dir=default_router_dir(), min_confidence=0.999))
     async for client in open_client(settings, engine):
         first = (await client.post(URL, json={"domain": "telecom", "message": "it is about the thing",
                                               "session_id": "s-unsure", "stream": False})).json()
