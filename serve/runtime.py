@@ -38,11 +38,10 @@ def build_generator(settings: Settings) -> tuple[Generator, list[str]]:
         note = "generator: trtllm configured but TensorRT-LLM is not importable; serving with hf"
         logger.warning("generator.fallback %s", note)
         return hf_generator(settings), [note]
-    from checkpoints.llm_config import load_llm_config
-    from serve.generation.trtllm import TrtllmGenerator
+    from serve.generation.trtllm import from_preset
 
     assert config.trtllm_preset is not None
-    return TrtllmGenerator(load_llm_config(config.trtllm_preset), settings.cache_dir), []
+    return from_preset(config.trtllm_preset, settings.cache_dir), []
 
 
 def build_session_store(settings: Settings) -> SessionStore:

@@ -33,6 +33,11 @@ class GenerationRequest:
     top_p: float = 1.0
     stop: tuple[str, ...] = ()
     seed: int | None = None
+    # Decoding guards against loops (names as in TensorRT-LLM's SamplingParams); neutral values by default.
+    repetition_penalty: float = 1.0
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    no_repeat_ngram_size: int = 0  # 0 = off
 
 
 @dataclass(frozen=True, slots=True)

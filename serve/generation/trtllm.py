@@ -137,6 +137,13 @@ def queue_ms_of(output: Any) -> float | None:
     return round(max(0.0, seconds) * 1000, 3)
 
 
+def from_preset(preset_path: Path, cache_dir: Path) -> TrtllmGenerator:
+    """The generator of a build preset (build_configs/llm/*.yaml), not yet loaded."""
+    from checkpoints.llm_config import load_llm_config
+
+    return TrtllmGenerator(load_llm_config(preset_path), cache_dir)
+
+
 class TrtllmGenerator:
     name = "trtllm"
 
