@@ -159,34 +159,3 @@ def test_a_missing_engine_says_how_to_build_it(trtllm, tmp_path) -> None:
     generator = TrtllmGenerator(load_llm_config(SMOKE), tmp_path, module=trtllm, compute_capability="9.0")
     with pytest.raises(BackendUnavailable, match="build-llm build_configs/llm/smollm2"):
         generator.load()
-
-
-async def test_server_configured_for_trtllm_falls_back_to_hf_and_ready_says_so(tmp_path, monkeypatch, caplog) -> None:
-    import serve.runtime
-    from serve.app import create_app
-    from serve.config import GeneratorSettings, Settings
-
-    monkeypatch.setattr(serve.runtime, "hf_generator", lambda settings: ScriptedFakeGenerator(name="hf"))
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(backend="trtllm", trtllm_preset=SMOKE,
-                                                                          warmup=False))
-    app = create_app(settings)
-    async with LifespanManager(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            ready = (await client.get("/ready")).json()
-    assert ready["generator"]["backend"] == "hf"
-    assert any("trtllm configured but TensorRT-LLM is not importable" in n for n in ready["degraded"])
-    assert "generator.fallback" in caplog.text
-
-
-async def test_a_trtllm_generator_that_fails_to_load_gives_way_to_hf(trtllm, tmp_path, monkeypatch) -> None:
-    import serve.runtime
-    from serve.config import GeneratorSettings, Settings
-    from serve.runtime import Runtime
-
-    monkeypatch.setattr(serve.runtime, "hf_generator", lambda settings: ScriptedFakeGenerator(name="hf"))
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False))
-    broken = TrtllmGenerator(load_llm_config(SMOKE), tmp_path, module=trtllm, compute_capability="9.0")
-    runtime = Runtime.create(settings, generator=broken)  # no engine built: load() fails
-    await runtime._load_generator()
-    assert runtime.generator.name == "hf" and runtime.completions.generator is runtime.generator
-    assert any("trtllm failed to load" in note for note in runtime.degraded)
