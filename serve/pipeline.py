@@ -244,6 +244,13 @@ class ReplyPipeline:
         if request.variant is not None and find is not None:
             find(request.variant)
 
+    def _variant(self, request: ReplyRequest, affinity: str) -> str | None:
+        """The engine-pool member this reply belongs to: pinned, else sticky by session (pool only)."""
+        if request.variant is not None:
+            return request.variant
+        variant_for = getattr(self.generator, "variant_for", None)
+        return variant_for(affinity) if variant_for is not None else None
+
     def _max_tokens(self, request: ReplyRequest) -> int:
         self._check_variant(request)
         max_tokens = request.max_tokens or self.settings.max_tokens
@@ -299,9 +306,12 @@ class ReplyPipeline:
             yield done("stop", ttft=ttft)
             return
 
+        request_id = f"reply-{secrets.token_hex(8)}"
+        variant = self._variant(request, request.session_id or request_id)
         key = None
         if self.cache is not None and not request.context and not history:
-            key = cache_key(request.domain, lang, intent.label, request.message)
+            # Each A/B variant writes its own replies: one variant's answer is never served for another.
+            key = cache_key(request.domain, lang, f"{intent.label}@{variant or ''}", request.message)
             hit = await self.cache.get(key)
             if hit is not None:
                 yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
@@ -315,11 +325,10 @@ class ReplyPipeline:
         slot = self.admission.acquire(1)
         try:
             yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
-            request_id = f"reply-{secrets.token_hex(8)}"
             generation = GenerationRequest(
                 request_id=request_id, messages=messages, max_new_tokens=max_tokens,
                 temperature=self.settings.temperature, seed=0 if self.settings.temperature > 0 else None,
-                affinity=request.session_id or request_id, variant=request.variant,
+                affinity=request.session_id or request_id, variant=variant,
             )
             parts: list[str] = []
             ttft = 0.0

@@ -115,6 +115,8 @@ async def load_generator(generator: Generator, member: str, settings: Settings) 
 
 
 async def build_pool(settings: Settings, override: Generator | None = None) -> tuple[GeneratorPool, list[str]]:
+    if isinstance(override, GeneratorPool):
+        return override, []
     members: list[PoolMember] = []
     notes: list[str] = []
     for config in settings.pool_members():
