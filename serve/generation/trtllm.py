@@ -89,7 +89,8 @@ def llm_kwargs(preset: LlmBuildConfig, serve_dir: Path) -> dict[str, Any]:
         "enable_chunked_prefill": preset.runtime.enable_chunked_prefill,
     }
     b = preset.build
-    if b.tp_size > 1:  # engine flow: must equal the engine's mapping, which the checkpoint fixed at build time
+    # One MPI worker per rank, spawned by the LLM API; on the engine flow these must equal the engine's mapping.
+    if b.tp_size > 1:
         kwargs["tensor_parallel_size"] = b.tp_size
     if b.pp_size > 1:
         kwargs["pipeline_parallel_size"] = b.pp_size
@@ -176,7 +177,11 @@ class TrtllmGenerator:
                     self.preset.flow, self.layout.serve_dir)
 
     def _check_binding(self, trtllm: Any) -> None:
+        world = self.preset.build.tp_size * self.preset.build.pp_size
         if self.preset.flow != "engine":
+            if world > 1 and self._gpu_count() < world:
+                raise BackendUnavailable(f"preset {self.preset.name} runs on {world} GPUs, this host shows "
+                                         f"{self._gpu_count()}")
             return
         manifest_path = self.layout.manifest_path
         if not manifest_path.is_file():
