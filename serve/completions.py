@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from serve.admission import Admission
@@ -85,7 +85,7 @@ class CompletionService:
             raise
         return ChoiceStream(first, stream, slot.release)
 
-    async def _choice(self, index: int, request: GenerationRequest) -> AsyncIterator[ChoiceEvent]:
+    async def _choice(self, index: int, request: GenerationRequest) -> AsyncGenerator[ChoiceEvent, None]:
         chunk: GenerationChunk
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
@@ -127,7 +127,7 @@ class ChoiceStream:
             self._on_close()
 
 
-async def _merge(streams: list[AsyncIterator[ChoiceEvent]]) -> AsyncGenerator[ChoiceEvent, None]:
+async def _merge(streams: list[AsyncGenerator[ChoiceEvent, None]]) -> AsyncGenerator[ChoiceEvent, None]:
     """Interleave several choice streams in arrival order; closing the merge closes (aborts) them all."""
     if len(streams) == 1:
         async with aclosing(streams[0]) as only:  # `async for` alone would not close it on early exit
@@ -136,7 +136,7 @@ async def _merge(streams: list[AsyncIterator[ChoiceEvent]]) -> AsyncGenerator[Ch
         return
     queue: asyncio.Queue[ChoiceEvent | BaseException | None] = asyncio.Queue()
 
-    async def pump(stream: AsyncIterator[ChoiceEvent]) -> None:
+    async def pump(stream: AsyncGenerator[ChoiceEvent, None]) -> None:
         try:
             async with aclosing(stream) as events:
                 async for event in events:

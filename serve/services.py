@@ -120,8 +120,9 @@ async def build_pool(settings: Settings, override: Generator | None = None) -> t
     members: list[PoolMember] = []
     notes: list[str] = []
     for config in settings.pool_members():
+        member_notes: list[str] = []
         if override is not None:
-            generator, member_notes = override, []
+            generator = override
         else:
             generator, member_notes = member_generator(config, settings)
         generator, load_notes = await load_generator(generator, config.name, settings)

@@ -68,9 +68,15 @@ class GeneratorStats:
 
 
 class Generator(Protocol):
-    name: str
-    model_name: str
-    languages: tuple[str, ...]
+    # Read-only: a backend may declare these as class attributes, a pool computes them.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def languages(self) -> tuple[str, ...]: ...
 
     def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         """Stream the reply; closing the iterator aborts the request."""
