@@ -128,3 +128,10 @@ def test_no_import_cycle_across_serve_and_checkpoints() -> None:
     edges = graph()
     across = [c for c in cycles(edges) if {m.split(".")[0] for m in c} == set(PACKAGES)]
     assert across == []
+
+
+def test_no_import_cycle_among_serve_modules() -> None:
+    edges = graph()
+    inner = {name: {t for t in targets if t.startswith("serve")} for name, targets in edges.items()
+             if name.startswith("serve")}
+    assert cycles(inner) == []
