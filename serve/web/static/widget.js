@@ -85,6 +85,7 @@
     ".cw-handoff{white-space:normal;margin:4px 0;padding:6px 10px;border-left:4px solid #d9822b;background:#fff4e5;color:#5c3b00;font-weight:600;font-size:14px}",
     ".cw-latency{display:block;margin-top:4px;font-size:12px;color:#4c5b6b;white-space:normal}",
     ".cw-error{white-space:normal;margin-top:6px;font-size:13px;color:#8a1c1c;display:flex;flex-wrap:wrap;gap:8px;align-items:center}",
+    ".cw-error.cw-busy{color:#5c3b00}",
     "li.bot[data-state=error],li.bot[data-state=incomplete]{border:1px dashed #c0392b}",
     "form{display:grid;grid-template-columns:1fr auto;gap:8px;padding:10px 12px;border-top:1px solid #c9d3dd;background:#f8fafc}",
     "label{grid-column:1/-1;font-size:13px;font-weight:600;color:#2b3a4a}",
@@ -346,7 +347,7 @@
       return;
     }
     if (response.status === 503) this.notReady(this.t.notReady + " (" + message + ").");
-    this.fail(item, fmt(this.t.failed, { msg: message }), response.status === 503 ? null : text);
+    this.fail(item, fmt(this.t.failed, { msg: message }), text);
   };
 
   Widget.prototype.errorLine = function (item, message, retryText) {
