@@ -65,6 +65,7 @@ def create_app(
     pages.mount_static(app)
     if settings.server.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.server.cors_origins,
-                           allow_methods=["GET", "POST", "OPTIONS"], allow_headers=["content-type", "authorization"],
+                           allow_methods=["GET", "POST", "OPTIONS"],
+                           allow_headers=["content-type", "authorization"],
                            expose_headers=["Retry-After", "x-request-id"])
     return app

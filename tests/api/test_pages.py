@@ -40,7 +40,8 @@ async def test_static_files_are_served_from_the_package(tmp_path: Path, name: st
 
 async def test_no_cors_headers_by_default(tmp_path: Path) -> None:
     async with client_for(tmp_path, []) as client:
-        response = await client.options("/v1/reply", headers={"Origin": SHOP, "Access-Control-Request-Method": "POST"})
+        response = await client.options("/v1/reply",
+                                        headers={"Origin": SHOP, "Access-Control-Request-Method": "POST"})
         simple = await client.get("/health", headers={"Origin": SHOP})
     assert "access-control-allow-origin" not in response.headers
     assert "access-control-allow-origin" not in simple.headers

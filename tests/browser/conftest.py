@@ -93,8 +93,8 @@ def harness_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness
     env = {**os.environ, **SERVER_ENV, "CSREPLY_LOGGING__JSON_FORMAT": "false",
            "CSREPLY_GENERATOR__MAX_CONCURRENT_REQUESTS": "1"}
     with open(log, "wb") as handle:
-        process = subprocess.Popen([sys.executable, "-m", "tests.browser.harness", str(port)], cwd=REPO, env=env,
-                                   stdout=handle, stderr=subprocess.STDOUT)
+        process = subprocess.Popen([sys.executable, "-m", "tests.browser.harness", str(port)], cwd=REPO,
+                                   env=env, stdout=handle, stderr=subprocess.STDOUT)
     server = HarnessServer(f"http://127.0.0.1:{port}", process, log)
     deadline = time.monotonic() + STARTUP_DEADLINE_S
     while True:
@@ -115,7 +115,9 @@ def harness_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness
         stop_server(server)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: while sync_playwright is open its event loop runs in this thread, and the
+# async tests collected after the browser tests (pytest-asyncio) could not start theirs.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not CHROMIUM.is_file():
         pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does)")

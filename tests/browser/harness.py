@@ -64,8 +64,8 @@ class ReadinessGateDouble:
 
     async def _json(self, send: Any, status: int, body: dict[str, Any]) -> None:
         payload = json.dumps(body).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:

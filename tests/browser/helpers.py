@@ -15,11 +15,13 @@ GROWTH_RECORDER = """() => {
   new MutationObserver(() => {
     const items = log.querySelectorAll('li.bot');
     const last = items[items.length - 1];
-    if (last) window.__growth.push({len: last.querySelector('.cw-text').textContent.length, state: last.dataset.state});
+    if (last) window.__growth.push({len: last.querySelector('.cw-text').textContent.length,
+                                    state: last.dataset.state});
   }).observe(log, {subtree: true, childList: true, characterData: true, attributes: true});
 }"""
 
-SESSION_ID = """() => Object.entries(sessionStorage).filter(([k]) => k.startsWith('csreply.session.')).map(([, v]) => v)"""
+SESSION_ID = """() => Object.entries(sessionStorage)
+  .filter(([k]) => k.startsWith('csreply.session.')).map(([, v]) => v)"""
 
 
 def wait_ready(page: Any) -> None:

@@ -17,7 +17,7 @@ HUMAN = "I want to talk to a human agent"
 
 
 def test_reply_streams_into_the_page_with_intent_badge_and_latency(page, web_server, shot) -> None:
-    page.goto(f"{web_server.url}/?max_tokens=24")
+    page.goto(f"{web_server.url}/?max_tokens=16")
     wait_ready(page)
     page.evaluate(GROWTH_RECORDER)
     send(page, ROAMING)
@@ -113,7 +113,8 @@ def test_enter_during_ime_composition_does_not_send(page, web_server, shot) -> N
     cdp.send("Input.imeSetComposition", {"text": "wo", "selectionStart": 2, "selectionEnd": 2})
     cdp.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", "key": "Enter", "code": "Enter",
                                         "windowsVirtualKeyCode": 229, "nativeVirtualKeyCode": 13})
-    cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13})
+    cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter",
+                                        "windowsVirtualKeyCode": 13})
     cdp.send("Input.insertText", {"text": "我"})  # the candidate is committed
     assert box.input_value() == "我"
     assert page.locator("li.user").count() == 0
@@ -121,8 +122,11 @@ def test_enter_during_ime_composition_does_not_send(page, web_server, shot) -> N
     # Engines that report neither flag inside a composition (the compositionstart flag covers them),
     # and Safari's keyCode 229 Enter right after compositionend.
     key_codes = page.locator("textarea").evaluate("""(box) => {
-      const enter = (init) => { const e = new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true, ...init});
-                                box.dispatchEvent(e); return e.keyCode; };
+      const enter = (init) => {
+        const e = new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true, ...init});
+        box.dispatchEvent(e);
+        return e.keyCode;
+      };
       box.dispatchEvent(new CompositionEvent('compositionstart', {data: ''}));
       const a = enter({});
       box.dispatchEvent(new CompositionEvent('compositionend', {data: '我'}));
@@ -172,11 +176,15 @@ def test_widget_embedded_on_another_origin_works_through_cors(page, web_server, 
     assert response.status == 200
     assert response.headers["access-control-allow-origin"] == other_origin.url
     assert reply.locator(".cw-text").text_content().strip()
-    assert reply.locator(".cw-badge").get_attribute("data-label") == server_intent(web_server.url, message)["label"]
+    expected = server_intent(web_server.url, message)
+    assert reply.locator(".cw-badge").get_attribute("data-label") == expected["label"]
 
 
-def test_widget_on_an_origin_not_in_cors_origins_says_it_cannot_connect(page, web_server, foreign_origin, shot) -> None:
-    url = write_page(foreign_origin, "shop.html", _embed_html(web_server.url).replace("<script ", '<script data-open="true" '))
+def test_widget_on_an_origin_not_in_cors_origins_says_it_cannot_connect(
+    page, web_server, foreign_origin, shot
+) -> None:
+    html = _embed_html(web_server.url).replace("<script ", '<script data-open="true" ')
+    url = write_page(foreign_origin, "shop.html", html)
     page.goto(url)
     notice = page.get_by_role("alert").filter(has_text="Cannot reach the assistant")
     notice.wait_for()
