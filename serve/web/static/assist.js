@@ -6,7 +6,7 @@
   var form = $("suggest-form"), button = $("suggest-button"), status = $("status");
   var notice = $("notice"), noticeText = $("notice-text"), replyBox = $("reply");
   var suggestionList = $("suggestions"), intentBox = $("intent");
-  var ready = false, busy = false, readyTimer = null, readyDelay = 2, retryTimer = null;
+  var ready = false, busy = false, readyTimer = null, readyDelay = 2, retryTimer = null, countdown = null;
   var SOURCES = {
     llm: "generated: check before sending",
     template: "template: filled from customer facts",
@@ -36,6 +36,7 @@
 
   function checkReady() {
     clearTimeout(readyTimer);
+    clearInterval(countdown);
     fetch("/ready", { cache: "no-store" })
       .then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (body) {
@@ -52,10 +53,15 @@
   }
 
   function notReady(text) {
-    var delay = readyDelay;
+    var delay = readyDelay, until = Date.now() + delay * 1000;
     readyDelay = Math.min(readyDelay * 2, 30);
     setReady(false);
-    showNotice(text + " Retrying in " + delay + " s.", true, false);
+    function render() {
+      showNotice(text + " Retrying in " + Math.max(1, Math.ceil((until - Date.now()) / 1000)) + " s.", true, false);
+    }
+    render();
+    clearInterval(countdown);
+    countdown = setInterval(render, 1000);
     readyTimer = setTimeout(checkReady, delay * 1000);
   }
 

@@ -20,7 +20,7 @@
     en: {
       title: "Customer service", label: "Your message", send: "Send", open: "Chat with us", close: "Close chat",
       hint: "Enter sends, Shift+Enter starts a new line.", you: "You", agent: "Assistant",
-      checking: "Connecting…", ready: "Online",
+      checking: "Connecting…", ready: "Online", down: "Not ready",
       notReady: "The assistant is not ready yet", unreachable: "Cannot reach the assistant",
       retryIn: "Retrying in {s} s.", retryNow: "Retry now", retry: "Retry",
       busy: "The assistant is busy. Sending again in {s} s…",
@@ -33,7 +33,7 @@
     zh: {
       title: "在线客服", label: "您的消息", send: "发送", open: "在线咨询", close: "关闭对话",
       hint: "回车发送，Shift+回车换行。", you: "您", agent: "客服助手",
-      checking: "正在连接…", ready: "在线",
+      checking: "正在连接…", ready: "在线", down: "未就绪",
       notReady: "客服助手尚未就绪", unreachable: "无法连接客服助手",
       retryIn: "{s} 秒后重试。", retryNow: "立即重试", retry: "重试",
       busy: "客服助手繁忙，{s} 秒后自动重发…",
@@ -111,7 +111,7 @@
     this.build(host);
     this.checkReady();
     var self = this;
-    window.addEventListener("offline", function () { self.showNotice(self.t.offline, false); self.setStatus("down", self.t.offline); });
+    window.addEventListener("offline", function () { self.showNotice(self.t.offline, false); self.setStatus("down", self.t.down); });
     window.addEventListener("online", function () { self.checkReady(); });
   }
 
@@ -232,6 +232,7 @@
   Widget.prototype.checkReady = function () {
     var self = this, t = this.t;
     clearTimeout(this.readyTimer);
+    clearInterval(this.countdown);
     this.setStatus("checking", t.checking);
     fetch(this.config.server + "/ready", { cache: "no-store" })
       .then(function (response) {
@@ -253,9 +254,15 @@
     var self = this;
     var delay = this.readyDelay;
     this.readyDelay = Math.min(this.readyDelay * 2, 30);
+    var until = Date.now() + delay * 1000;
     this.setReady(false);
-    this.setStatus("down", this.t.notReady);
-    this.showNotice(text + " " + fmt(this.t.retryIn, { s: delay }), true);
+    this.setStatus("down", this.t.down);
+    function render() {
+      self.showNotice(text + " " + fmt(self.t.retryIn, { s: Math.max(1, Math.ceil((until - Date.now()) / 1000)) }), true);
+    }
+    render();
+    clearInterval(this.countdown);
+    this.countdown = setInterval(render, 1000);
     this.readyTimer = setTimeout(function () { self.checkReady(); }, delay * 1000);
   };
 
