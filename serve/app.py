@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
+from starlette.middleware.cors import CORSMiddleware
 
-from serve.api import health, intent, openai, reply
+from serve.api import health, intent, openai, pages, reply
 from serve.api.errors import error_response, install_error_handlers
 from serve.config import Settings
 from serve.errors import PayloadTooLarge
@@ -60,4 +61,11 @@ def create_app(
     app.include_router(openai.router)
     app.include_router(intent.router)
     app.include_router(reply.router)
+    app.include_router(pages.router)
+    pages.mount_static(app)
+    if settings.server.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.server.cors_origins,
+                           allow_methods=["GET", "POST", "OPTIONS"],
+                           allow_headers=["content-type", "authorization"],
+                           expose_headers=["Retry-After", "x-request-id"])
     return app

@@ -39,6 +39,9 @@ class ServerSettings(_Section):
     port: int = Field(8000, ge=1, le=65535)
     max_body_bytes: int = Field(1_000_000, ge=1024, description="larger request bodies get 413")
     sse_ping_seconds: float = Field(15.0, gt=0)
+    cors_origins: list[str] = Field(
+        default_factory=list, description="origins whose pages may call the API (the embedded widget)"
+    )
 
 
 class GeneratorSettings(_Section):
