@@ -76,7 +76,7 @@ def save_torch(model: RouterModel, out_dir: Path, meta: dict[str, Any]) -> None:
     from safetensors.torch import save_file
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    model.encoder.config.save_pretrained(out_dir)
+    model.encoder.config.save_pretrained(out_dir)  # type: ignore[union-attr,operator]
     state = {k: v.contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(out_dir / "router.safetensors"))
     (out_dir / "router_meta.json").write_text(json.dumps(meta, indent=2))

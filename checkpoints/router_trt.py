@@ -57,12 +57,13 @@ def build_engine(
     """ONNX -> serialized plan + engine.json in `out_dir`. `trt` and `identity` are injectable for tests."""
     if trt is None:
         try:
-            import tensorrt as trt
+            import tensorrt
         except ImportError as exc:
             raise EngineBuildError(
                 "TensorRT is not installed. Build on the GPU host, e.g. in NVIDIA's TensorRT-LLM release "
                 "container (docs/gpu.md); the ONNX router in the same directory serves meanwhile."
             ) from exc
+        trt = tensorrt
     identity = identity or gpu_identity()
     logger = trt.Logger(trt.Logger.WARNING)
     builder = trt.Builder(logger)

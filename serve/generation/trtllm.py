@@ -41,7 +41,7 @@ from typing import Any
 
 from serve.engine_artifacts import EngineManifest, EngineMismatch, check_engine, compute_capability
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
-from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.generation.base import ChatMessage, FinishReason, GenerationChunk, GenerationRequest, GeneratorStats
 from serve.generation.chat import ChatTokenizer
 from serve.llm_preset import LlmBuildConfig, load_llm_config
 from serve.streaming import ReplacementCharGuard, StopMatcher
@@ -52,7 +52,7 @@ logger = logging.getLogger(__name__)
 
 STATS_POLL_SECONDS = 2.0
 STATS_MAX_AGE_SECONDS = 3 * STATS_POLL_SECONDS  # a few missed polls, then the figures are history
-FINISH_REASONS = {"stop": "stop", "length": "length", "timeout": "length", "cancelled": "cancelled"}
+FINISH_REASONS: dict[str, FinishReason] = {"stop": "stop", "length": "length", "timeout": "length", "cancelled": "cancelled"}
 # GenerationRequest field -> its neutral value; SamplingParams has keywords of the same names.
 DECODING_GUARDS: dict[str, float] = {"repetition_penalty": 1.0, "presence_penalty": 0.0, "frequency_penalty": 0.0,
                                      "no_repeat_ngram_size": 0}
@@ -128,6 +128,8 @@ def queue_ms_of(output: Any) -> float | None:
     timing = getattr(metrics, "timing_metrics", None)
     arrival = getattr(timing, "arrival_time", None)
     scheduled = getattr(timing, "first_scheduled_time", None)
+    if scheduled is None or arrival is None:
+        return None
     try:
         delta = scheduled - arrival
         seconds = delta.total_seconds() if hasattr(delta, "total_seconds") else float(delta)
@@ -238,7 +240,8 @@ class TrtllmGenerator:
                 text = stops.push(guard.push(completion.text_diff or ""))
                 if stops.stopped or step.finished:
                     finished = step.finished
-                    reason = "stop" if stops.stopped else FINISH_REASONS.get(completion.finish_reason or "", "stop")
+                    reason: FinishReason = (
+                        "stop" if stops.stopped else FINISH_REASONS.get(completion.finish_reason or "", "stop"))
                     if reason == "cancelled":
                         raise GenerationFailed("TensorRT-LLM cancelled the request")
                     if not stops.stopped:

@@ -95,7 +95,9 @@ class TensorRTSession:
         if not device.startswith("cuda"):
             raise ValueError(f"TensorRT runs on CUDA devices only, not {device!r}")
         if trt is None:
-            import tensorrt as trt
+            import tensorrt
+
+            trt = tensorrt
         manifest_path = router_dir / ENGINE_MANIFEST
         if not manifest_path.is_file():
             raise FileNotFoundError(f"no TensorRT engine in {router_dir}: run build-router-trt on the GPU host")

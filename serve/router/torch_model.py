@@ -20,7 +20,7 @@ class RouterModel(nn.Module):
         self.encoder = encoder
         self.pooling = pooling
         self.dropout = nn.Dropout(0.1)
-        self.head = nn.Linear(encoder.config.hidden_size, num_labels)
+        self.head = nn.Linear(int(encoder.config.hidden_size), num_labels)  # type: ignore[union-attr,arg-type]
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
