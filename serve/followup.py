@@ -13,10 +13,13 @@ _EN_CUES = frozenset(
     "still already again it its that this those these which what why how when yes yeah yep no nope ok okay "
     "same tried done didnt didn't doesnt doesn't nothing anything else then so and but also too one".split()
 )
-_ZH_CUES = ("还", "已经", "那", "这", "怎么办", "什么意思", "哪个", "哪一个", "还是", "没", "不行", "好的", "然后",
-            "呢", "吗", "还没", "试过", "一样", "依然", "仍然", "又")
+# Strong cues lean on the previous turns wherever they stand; weak ones only in a very short message.
+_ZH_STRONG = ("已经", "怎么办", "什么意思", "哪个", "哪一个", "还是不行", "还是没", "还没好", "试过", "依然", "仍然",
+              "一样", "不行啊", "没用")
+_ZH_WEAK = ("那", "这", "呢", "吗", "又", "没", "还", "好的", "然后", "嗯")
 MAX_FOLLOWUP_WORDS = 12
 MAX_FOLLOWUP_HANZI = 16
+MAX_WEAK_FOLLOWUP_HANZI = 6
 
 
 def script_lang(text: str) -> str | None:
@@ -43,6 +46,8 @@ def is_followup(text: str) -> bool:
         return True
     cjk = len(_CJK.findall(stripped))
     if cjk:
-        return cjk <= MAX_FOLLOWUP_HANZI and any(cue in stripped for cue in _ZH_CUES)
+        if cjk <= MAX_WEAK_FOLLOWUP_HANZI and any(cue in stripped for cue in _ZH_WEAK):
+            return True
+        return cjk <= MAX_FOLLOWUP_HANZI and any(cue in stripped for cue in _ZH_STRONG)
     words = [w.lower() for w in _WORD.findall(stripped)]
     return len(words) <= MAX_FOLLOWUP_WORDS and any(w.replace("'", "") in _EN_CUES or w in _EN_CUES for w in words)
