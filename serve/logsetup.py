@@ -50,7 +50,8 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         request_id = request_id_var.get()
         prefix = f"[{request_id}] " if request_id else ""
-        return redact(f"{self.formatTime(record)} {record.levelname} {record.name}: {prefix}{record.getMessage()}")
+        # Only the message is redacted: the timestamp's digits would otherwise read as a phone number.
+        return f"{self.formatTime(record)} {record.levelname} {record.name}: {prefix}{redact(record.getMessage())}"
 
 
 def configure_logging(level: str = "INFO", json_format: bool = True) -> None:
