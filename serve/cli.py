@@ -6,24 +6,55 @@ import argparse
 import sys
 from pathlib import Path
 
-from serve.config import load_settings
+import yaml
+from pydantic import ValidationError
+
+from serve.config import Settings, load_settings
+
+
+def config_error(exc: Exception, config_file: Path | None) -> str:
+    """One line naming the file and the setting, instead of a traceback."""
+    source = f"config file {config_file}" if config_file else "settings (CSREPLY_* environment)"
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        first = errors[0]
+        key = ".".join(str(p) for p in first.get("loc", ())) or "(top level)"
+        kind = first.get("type", "")
+        message = "unknown setting" if kind == "extra_forbidden" else str(first.get("msg", "invalid"))
+        message = message.removeprefix("Value error, ")
+        if kind != "extra_forbidden" and "input" in first and not isinstance(first["input"], dict | list):
+            message += f" (got {first['input']!r})"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return f"{source}: {key}: {message}{more}"
+    if isinstance(exc, yaml.YAMLError):
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        return f"{source}:{where} is not valid YAML ({getattr(exc, 'problem', None) or exc})"
+    return f"{source}: {exc}"
+
+
+def _settings(args: argparse.Namespace) -> Settings | None:
+    try:
+        return load_settings(args.config)
+    except (ValidationError, yaml.YAMLError, FileNotFoundError, ValueError) as exc:
+        print(f"csreply: {config_error(exc, args.config)}", file=sys.stderr)
+        return None
 
 
 def _run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from serve.app import create_app
     from serve.logsetup import configure_logging
+    from serve.server import serve_app
 
-    settings = load_settings(args.config)
+    settings = _settings(args)
+    if settings is None:
+        return 2
     server = settings.server.model_copy(
         update={k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     )
     settings = settings.model_copy(update={"server": server})
     configure_logging(settings.logging.level, settings.logging.json_format)
-    app = create_app(settings)
-    uvicorn.run(app, host=server.host, port=server.port, log_config=None, timeout_graceful_shutdown=10)
-    return 0
+    return serve_app(create_app(settings), settings)
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -31,7 +62,10 @@ def _prepare(args: argparse.Namespace) -> int:
     import os
     import subprocess
 
-    env = {**os.environ, "CSREPLY_CACHE_DIR": str(load_settings(args.config).cache_dir)}
+    settings = _settings(args)
+    if settings is None:
+        return 2
+    env = {**os.environ, "CSREPLY_CACHE_DIR": str(settings.cache_dir)}
     return subprocess.run([sys.executable, "-m", "checkpoints", "prepare"], env=env).returncode
 
 
@@ -117,14 +151,14 @@ def build_parser() -> argparse.ArgumentParser:
     router.add_argument("--backend", default="onnx",
                         help="onnx | onnx-fp32 | onnx-int8 | tensorrt | rules | torch (default onnx)")
     router.add_argument("--compare", help="a second backend on the same data (e.g. onnx-int8)")
-    router.add_argument("--json", type=Path, help="write the metrics here (flat keys, DESIGN.md section 6)")
+    router.add_argument("--json", type=Path, help="write the metrics here (a flat JSON object)")
     router.add_argument("--confusion", type=Path, help="confusion matrix PNG (default: next to --json)")
     router.add_argument("--router-dir", type=Path, help="a build-router output (default: the embedded router)")
     router.add_argument("--latency-samples", type=int, default=200)
     router.add_argument("--config", type=Path)
     router.set_defaults(func=_eval_router)
     replies = eval_sub.add_parser("replies", help="reply set: language, handoff, must_include, canned, chrF")
-    replies.add_argument("--data", type=Path, required=True, help="JSONL reply cases (DESIGN.md section 5)")
+    replies.add_argument("--data", type=Path, required=True, help="JSONL reply cases (one JSON object per line)")
     replies.add_argument("--url", help="a running server (default: run the pipeline in this process)")
     replies.add_argument("--json", type=Path, help="write the metrics and per-case results here")
     replies.add_argument("--config", type=Path)

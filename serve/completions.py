@@ -72,10 +72,11 @@ class CompletionService:
             for i in range(params.n)
         ]
 
-    async def open(self, params: CompletionParams) -> ChoiceStream:
-        """A primed stream of choice events; raises before returning if the first token cannot come."""
+    async def open(self, params: CompletionParams, max_wait_s: float | None = None) -> ChoiceStream:
+        """A primed stream of choice events; raises before returning if the first token cannot come.
+        Waits in the admission queue at most `max_wait_s` (the request's remaining deadline)."""
         requests = self.engine_requests(params)
-        slot = self.admission.acquire(len(requests))
+        slot = await self.admission.acquire(len(requests), "chat", max_wait_s)
         stream = _merge([self._choice(i, r) for i, r in enumerate(requests)])
         try:
             first = await anext(stream)
@@ -83,7 +84,9 @@ class CompletionService:
             await stream.aclose()
             slot.release()
             raise
-        return ChoiceStream(first, stream, slot.release)
+        choices = ChoiceStream(first, stream, slot.release)
+        choices.queued_s = slot.queued_s
+        return choices
 
     async def _choice(self, index: int, request: GenerationRequest) -> AsyncGenerator[ChoiceEvent, None]:
         chunk: GenerationChunk
@@ -103,6 +106,7 @@ class ChoiceStream:
         self._rest = rest
         self._on_close = on_close
         self._closed = False
+        self.queued_s = 0.0  # time spent in the admission queue
 
     def __aiter__(self) -> ChoiceStream:
         return self

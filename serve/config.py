@@ -39,9 +39,33 @@ class ServerSettings(_Section):
     port: int = Field(8000, ge=1, le=65535)
     max_body_bytes: int = Field(1_000_000, ge=1024, description="larger request bodies get 413")
     sse_ping_seconds: float = Field(15.0, gt=0)
-    cors_origins: list[str] = Field(
-        default_factory=list, description="origins whose pages may call the API (the embedded widget)"
-    )
+    keep_alive_s: float = Field(75.0, gt=0, description="idle keep-alive connections close after this; keep it "
+                                "above the idle timeout of the load balancer in front")
+    request_timeout_s: float = Field(120.0, gt=0, description="deadline of a generating request (default)")
+    max_request_timeout_s: float = Field(600.0, gt=0, description="cap on a request's x-csreply-timeout header")
+    drain_timeout_s: float = Field(30.0, ge=0, description="on SIGTERM: how long open streams may finish")
+    api_keys: list[str] = Field(default_factory=list, description="Bearer keys; empty = no authentication")
+    api_keys_env: str | None = Field(None, description="environment variable with comma-separated keys")
+    public_paths: list[str] = Field(["/health", "/ready", "/metrics"],
+                                    description="paths served without a key when api_keys are set")
+    cors_origins: list[str] = Field(default_factory=list, description="origins allowed by CORS; empty = none")
+    docs: bool = Field(True, description="serve /docs (assets bundled, no CDN) and /openapi.json")
+
+    def keys(self) -> list[str]:
+        """The configured API keys, from the file/environment and from `api_keys_env`."""
+        keys = list(self.api_keys)
+        if self.api_keys_env:
+            keys += [k.strip() for k in os.environ.get(self.api_keys_env, "").split(",") if k.strip()]
+        return keys
+
+
+class AdmissionSettings(_Section):
+    """Per generating endpoint (chat completions; reply + suggest): in-flight limit, then a FIFO queue."""
+
+    max_in_flight: int | None = Field(None, ge=1, description="default: generator.max_concurrent_requests")
+    max_queue: int = Field(256, ge=0, description="requests waiting for a slot; beyond: 429")
+    max_queue_wait_s: float = Field(30.0, gt=0, description="longest wait in the queue; then 429")
+    retry_after_s: float = Field(1.0, gt=0, description="Retry-After of a 429")
 
 
 class GeneratorSettings(_Section):
@@ -167,6 +191,7 @@ class Settings(BaseSettings):
         default_factory=list, description="engine pool; empty = one member from the generator section"
     )
     router: RouterSettings = RouterSettings()
+    admission: AdmissionSettings = AdmissionSettings()
     sessions: SessionSettings = SessionSettings()
     cache: CacheSettings = CacheSettings()
     reply: ReplySettings = ReplySettings()

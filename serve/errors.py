@@ -9,6 +9,7 @@
   + BackendError                   500 backend_error
     - BackendUnavailable           503 backend_unavailable
     - GenerationFailed             500 generation_failed
+    - DeadlineExceeded             504 timeout                (the deadline passed before the stream started)
 """
 
 from __future__ import annotations
@@ -64,3 +65,8 @@ class BackendUnavailable(BackendError):
 
 class GenerationFailed(BackendError):
     error_type = "generation_failed"
+
+
+class DeadlineExceeded(BackendError):
+    status_code = 504
+    error_type = "timeout"

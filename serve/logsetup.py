@@ -11,11 +11,16 @@ import time
 
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 
+# Digit runs are bounded by "not a digit" rather than \b: in Chinese text a number sits between CJK
+# characters, which are word characters, so \b would never match there. Order matters: the most specific
+# patterns first, so an ID number is not half-eaten as a phone number.
 _REDACTIONS = (
-    (re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"), "<email>"),
-    (re.compile(r"\b(?:\d[ -]?){13,19}\b"), "<card>"),  # card numbers, 18-digit national IDs
-    (re.compile(r"\b\d{17}[\dXx]\b"), "<id>"),
-    (re.compile(r"(?<!\w)\+?\d[\d -]{7,14}\d(?!\w)"), "<phone>"),
+    (re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"), "<email>"),
+    (re.compile(r"(?<![0-9])[1-9][0-9]{16}[0-9Xx](?![0-9])"), "<id>"),  # PRC resident ID (18 characters)
+    (re.compile(r"(?<![0-9])(?:\+?86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]){8}(?![0-9])"), "<phone>"),  # PRC mobile
+    (re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])"), "<card>"),  # bank cards, 13-19 digits
+    (re.compile(r"(?<![0-9])[1-9][0-9]{14}(?![0-9])"), "<id>"),  # 15-digit (first-generation) ID
+    (re.compile(r"(?<![0-9A-Za-z])\+?\(?[0-9][0-9 ()-]{6,16}[0-9](?![0-9])"), "<phone>"),  # other phones
 )
 
 
@@ -45,7 +50,8 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         request_id = request_id_var.get()
         prefix = f"[{request_id}] " if request_id else ""
-        return redact(f"{self.formatTime(record)} {record.levelname} {record.name}: {prefix}{record.getMessage()}")
+        # Only the message is redacted: the timestamp's digits would otherwise read as a phone number.
+        return f"{self.formatTime(record)} {record.levelname} {record.name}: {prefix}{redact(record.getMessage())}"
 
 
 def configure_logging(level: str = "INFO", json_format: bool = True) -> None:

@@ -322,7 +322,7 @@ class ReplyPipeline:
                 return
 
         messages = self.build_messages(request, intent.label, lang, history, max_tokens)
-        slot = self.admission.acquire(1)
+        slot = await self.admission.acquire(1, "reply")
         try:
             yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
             generation = GenerationRequest(
@@ -362,8 +362,9 @@ class ReplyPipeline:
         await self._remember(session, request, intent, decision, text, final.served_by)
         logger.info("reply.done route=llm finish=%s variant=%s completion_tokens=%s", final.finish_reason,
                     final.served_by, final.completion_tokens)
+        queue_ms = slot.queued_s * 1000 + (final.queue_ms or 0.0)  # admission queue + the engine's own
         yield done(final.finish_reason or "stop", final.prompt_tokens or 0, final.completion_tokens or 0,
-                   final.queue_ms or 0.0, ttft or elapsed(), variant=final.served_by)
+                   queue_ms, ttft or elapsed(), variant=final.served_by)
 
     # ------------------------------------------------------------------- /v1/suggest
     async def suggest(self, request: ReplyRequest, n: int) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
@@ -378,7 +379,7 @@ class ReplyPipeline:
             timings = {"router_ms": round(router_ms, 3), "total_ms": round((time.perf_counter() - started) * 1000, 3)}
             return intent, decision, lang, suggestions, timings
         messages = self.build_messages(request, intent.label, lang, history, max_tokens)
-        slot = self.admission.acquire(n)
+        slot = await self.admission.acquire(n, "reply")
         try:
             base = secrets.randbits(30)
             affinity = request.session_id or f"suggest-{base}"

@@ -19,6 +19,7 @@ from serve.completions import CompletionService
 from serve.config import MemberSettings, Settings
 from serve.generation.base import Generator
 from serve.generation.pool import GeneratorPool, PoolMember
+from serve.metrics import Metrics
 from serve.pipeline import ReplyPipeline
 from serve.prompts import PROMPTS_DIR, PromptLibrary
 from serve.response_cache import MemoryResponseCache, RedisResponseCache, ResponseCache
@@ -160,7 +161,7 @@ async def build_router(settings: Settings, override: IntentClassifier | None) ->
 
 
 async def build_services(settings: Settings, generator: Generator | None = None,
-                         router: IntentClassifier | None = None) -> Services:
+                         router: IntentClassifier | None = None, metrics: Metrics | None = None) -> Services:
     """Settle every backend, then wire them once. `generator`/`router` replace the configured ones (tests)."""
     library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)  # fails loudly if invalid, before loads
     chain, notes = await build_router(settings, router)
@@ -172,7 +173,9 @@ async def build_services(settings: Settings, generator: Generator | None = None,
     if settings.generator.warmup:
         await pool.warmup()
     pool.start_health_checks()
-    admission = Admission(settings.generator.max_concurrent_requests)
+    limits = settings.admission  # admission bounds and their gauges (issue 11)
+    admission = Admission(limits.max_in_flight or settings.generator.max_concurrent_requests, limits.max_queue,
+                          limits.max_queue_wait_s, limits.retry_after_s, metrics)
     pipeline = ReplyPipeline(router=chain, generator=pool, library=library, sessions=sessions, cache=cache,
                              admission=admission, settings=settings)
     completions = CompletionService(pool, settings.generator, admission)

@@ -10,7 +10,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
-from serve.config import GeneratorSettings, Settings
+from serve.config import AdmissionSettings, GeneratorSettings, Settings
 from tests.fakes import ScriptedFakeGenerator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,6 +48,7 @@ def settings(tmp_path: Path) -> Settings:
     return Settings(
         cache_dir=tmp_path,
         generator=GeneratorSettings(max_concurrent_requests=8, warmup=False),
+        admission=AdmissionSettings(max_queue=0),  # no queue: a request past the limit is refused at once
     )
 
 

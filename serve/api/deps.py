@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from serve.errors import BackendUnavailable
+from serve.metrics import Metrics
 from serve.services import Services
+from serve.streams import StreamRegistry
 
 
 def get_services(request: Request) -> Services:
@@ -18,3 +21,20 @@ def get_services(request: Request) -> Services:
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+@dataclass(frozen=True)
+class Ops:
+    """What the HTTP layer needs beside the services: metrics and the open streams (deadlines, drain).
+    Built with the app (before the lifespan), so /metrics answers while the models load."""
+
+    metrics: Metrics
+    streams: StreamRegistry
+
+
+def get_ops(request: Request) -> Ops:
+    ops: Ops = request.app.state.ops
+    return ops
+
+
+OpsDep = Annotated[Ops, Depends(get_ops)]

@@ -45,6 +45,8 @@ def validation_message(errors: list[dict[str, Any]]) -> tuple[str, str | None]:
     param = format_loc(first.get("loc", ()))
     msg = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
     if first.get("type") == "missing":
+        if param is None:
+            return "the request body is empty: send a JSON object", None
         return f"{param} is required", param
     return (f"{param}: {msg}" if param else msg), param
 

@@ -6,9 +6,9 @@ from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
-from serve.api.deps import ServicesDep
+from serve.api.deps import OpsDep, ServicesDep
 from serve.api.schemas import ModelCard, ModelList
 
 router = APIRouter()
@@ -33,12 +33,27 @@ async def ready(services: ServicesDep) -> JSONResponse:
     body["generator"] = {**asdict(generator.stats()), "languages": list(generator.languages)}
     body["generators"] = generator.describe()
     body["in_flight"] = services.admission.in_flight
+    body["waiting"] = services.admission.waiting
     chain = services.router
     body["router"] = {"chain": [b.name for b in chain.chain],
                       "open_breakers": [b.name for b, br in zip(chain.chain, chain.breakers) if br.is_open]}
+    try:
+        await chain.check_health()
+        body["router"]["healthy"] = True
+    except Exception as exc:  # noqa: BLE001 - a router that cannot classify makes the server not ready
+        healthy, body["router"]["healthy"] = False, False
+        body["router"]["error"] = str(exc)
     ok = lifecycle.ready and not lifecycle.draining and healthy
     body["ready"] = ok
     return JSONResponse(body, status_code=200 if ok else 503)
+
+
+@router.get("/metrics", response_class=Response,
+            responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+async def metrics(ops: OpsDep) -> Response:
+    from serve.metrics import CONTENT_TYPE
+
+    return Response(ops.metrics.render(), media_type=CONTENT_TYPE)
 
 
 @router.get("/v1/models")

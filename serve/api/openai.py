@@ -6,15 +6,17 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
 from sse_starlette.sse import EventSourceResponse
 
-from serve.api.deps import ServicesDep
+from serve.api.deps import OpsDep, ServicesDep
+from serve.api.guarded import GENERATION_RESPONSES, closing_all, guarded_choices, open_guarded
 from serve.api.reply import VARIANT_HEADER
+from serve.api.reply_models import check_text
 from serve.api.schemas import (
     AssistantMessage,
     ChatCompletionChunk,
@@ -29,26 +31,46 @@ from serve.api.sse import sse_response
 from serve.completions import ChoiceEvent, ChoiceStream, CompletionParams
 from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage
+from serve.metrics import RequestObserver
+from serve.streams import TIMEOUT_HEADER
 
 logger = logging.getLogger(__name__)
 router = APIRouter()
 
 
-@router.post("/v1/chat/completions", response_model=None)
-async def chat_completions(body: ChatCompletionRequest, services: ServicesDep,
-                           variant: str | None = Header(None, alias=VARIANT_HEADER)) -> JSONResponse | EventSourceResponse:
+@router.post("/v1/chat/completions", response_model=None, responses=GENERATION_RESPONSES)
+async def chat_completions(body: ChatCompletionRequest, services: ServicesDep, ops: OpsDep,
+                           variant: str | None = Header(None, alias=VARIANT_HEADER),
+                           timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
+                                                        description="deadline in seconds (capped by the server)"),
+                           ) -> JSONResponse | EventSourceResponse:
     models = services.generator.model_names
     model = services.generator.model_name
     if body.model not in (None, *models):
         raise InvalidRequest(f"model {body.model!r} is not served here; use {model!r}", param="model")
+    limit = services.settings.reply.max_message_chars
+    for i, message in enumerate(body.messages):
+        check_text(message.text(), f"messages[{i}].content", limit)
     params = to_params(body, variant)
-    events = await services.completions.open(params)
+    observer = RequestObserver(ops.metrics, "chat")
+    guard = ops.streams.open(timeout)
+    events = await open_guarded(guard, observer, services.completions.open(params, guard.remaining()))
+    observer.queued(events.queued_s)
+    guarded = guarded_choices(events, body.n, guard, observer)
+
+    async def close() -> None:
+        await closing_all(guarded, events)
+        guard.done()
+        observer.finish("aborted")  # no-op unless the stream never ran (client gone before its first frame)
+
     created = int(time.time())
     if body.stream:
-        frames = stream_frames(events, params.request_id, created, model, body.n, body.include_usage)
-        return sse_response(frames, events.aclose, services.settings.server.sse_ping_seconds,
-                            trailer={"data": "[DONE]"})
-    response = await collect(events, params.request_id, created, model, body.n)
+        frames = stream_frames(guarded, params.request_id, created, model, body.n, body.include_usage)
+        return sse_response(frames, close, services.settings.server.sse_ping_seconds, trailer={"data": "[DONE]"})
+    try:
+        response = await collect(guarded, params.request_id, created, model, body.n)
+    finally:
+        await close()
     return JSONResponse(response.model_dump())
 
 
@@ -72,7 +94,7 @@ def to_params(body: ChatCompletionRequest, variant: str | None = None) -> Comple
 
 
 async def collect(
-    events: ChoiceStream, request_id: str, created: int, model: str, n: int
+    events: ChoiceStream | AsyncGenerator[ChoiceEvent, None], request_id: str, created: int, model: str, n: int
 ) -> ChatCompletionResponse:
     texts = [""] * n
     finish: list[str | None] = [None] * n
@@ -99,8 +121,9 @@ async def collect(
 async def stream_frames(
     events: ChoiceStream | AsyncIterator[ChoiceEvent], request_id: str, created: int, model: str, n: int, include_usage: bool
 ) -> AsyncIterator[dict[str, str]]:
-    """SSE frames: a role chunk per choice, content chunks (finish_reason null), a finish chunk per choice
-    (the last one carries usage when asked). `sse_response` adds the error frame and [DONE]."""
+    """SSE frames: a role chunk per choice, content chunks (finish_reason null), a finish chunk per choice,
+    then, when asked (include_usage), one usage chunk with empty `choices` (as OpenAI sends it; every other
+    chunk then has `usage: null`). `sse_response` adds the error frame and [DONE]."""
 
     def frame(choice: ChunkChoice | None, usage: Usage | None = None) -> dict[str, str]:
         chunk = ChatCompletionChunk(
@@ -122,10 +145,7 @@ async def stream_frames(
             open_choices -= 1
             prompt_tokens = event.prompt_tokens
             completion_tokens += event.completion_tokens
-            usage = None
-            if include_usage and open_choices == 0:
-                usage = Usage(
-                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                    total_tokens=prompt_tokens + completion_tokens,
-                )
-            yield frame(ChunkChoice(index=event.index, delta=Delta(), finish_reason=event.finish_reason), usage)
+            yield frame(ChunkChoice(index=event.index, delta=Delta(), finish_reason=event.finish_reason))
+    if include_usage:
+        yield frame(None, Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                                total_tokens=prompt_tokens + completion_tokens))

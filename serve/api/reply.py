@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Header
 from sse_starlette.sse import EventSourceResponse
 
-from serve.api.deps import ServicesDep
+from serve.api.deps import OpsDep, ServicesDep
+from serve.api.guarded import GENERATION_RESPONSES, closing_all, guarded_reply, open_guarded
 from serve.api.reply_models import DoneOut, IntentOut, ReplyBody, ReplyResponse, SuggestBody, SuggestResponse
+from serve.api.reply_models import check_lengths
 from serve.api.sse import first_event, json_data, sse_response
 from serve.errors import NotFound
+from serve.metrics import RequestObserver
+from serve.streams import TIMEOUT_HEADER
 from serve.pipeline import DeltaEvent, IntentEvent, ReplyEvent
 
 router = APIRouter()
@@ -29,9 +32,8 @@ def event_frame(event: ReplyEvent) -> dict[str, str]:
     return json_data(DoneOut.of(event).model_dump(), "done")
 
 
-async def _frames(first: ReplyEvent, rest: AsyncGenerator[ReplyEvent, None]) -> AsyncIterator[dict[str, str]]:
-    yield event_frame(first)
-    async for event in rest:
+async def _frames(events: AsyncIterator[ReplyEvent]) -> AsyncIterator[dict[str, str]]:
+    async for event in events:
         yield event_frame(event)
 
 
@@ -39,33 +41,48 @@ async def _frames(first: ReplyEvent, rest: AsyncGenerator[ReplyEvent, None]) -> 
     "/v1/reply",
     response_model=ReplyResponse,
     responses={200: {"content": {"text/event-stream": {}},
-                     "description": "JSON (stream false) or SSE events intent, delta..., done | error"}},
+                     "description": "JSON (stream false) or SSE events intent, delta..., done | error"},
+               **GENERATION_RESPONSES},
 )
-async def reply(body: ReplyBody, services: ServicesDep,
-                variant: str | None = Header(None, alias=VARIANT_HEADER)) -> ReplyResponse | EventSourceResponse:
+async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
+                variant: str | None = Header(None, alias=VARIANT_HEADER),
+                timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
+                                             description="deadline in seconds (capped by the server)"),
+                ) -> ReplyResponse | EventSourceResponse:
+    check_lengths(body, services.settings.reply)
+    observer = RequestObserver(ops.metrics, "reply")
+    guard = ops.streams.open(timeout)
     events = services.pipeline.reply(body.to_request(variant))
-    first = await first_event(events)  # routing, admission and prompt errors become HTTP errors here
+    # routing, admission and prompt errors become HTTP errors here
+    first = await open_guarded(guard, observer, first_event(events))
+    guarded = guarded_reply(first, events, guard, observer)
+
+    async def close() -> None:
+        await closing_all(guarded, events)
+        guard.done()
+        observer.finish("aborted")  # no-op unless the stream never ran (client gone before its first frame)
+
     if body.stream:
-        return sse_response(_frames(first, events), events.aclose, services.settings.server.sse_ping_seconds,
-                            error_event="error")
+        return sse_response(_frames(guarded), close, services.settings.server.sse_ping_seconds, error_event="error")
     text, intent, done = "", None, None
-    async with aclosing(events):
-        event: ReplyEvent | None = first
-        while event is not None:
+    try:
+        async for event in guarded:
             if isinstance(event, IntentEvent):
                 intent = IntentOut.of_event(event)
             elif isinstance(event, DeltaEvent):
                 text += event.text
             else:
                 done = DoneOut.of(event)
-            event = await anext(events, None)
+    finally:
+        await close()
     assert intent is not None and done is not None
     return ReplyResponse(reply=text, intent=intent, **done.model_dump())
 
 
-@router.post("/v1/suggest", response_model=SuggestResponse)
+@router.post("/v1/suggest", response_model=SuggestResponse, responses=GENERATION_RESPONSES)
 async def suggest(body: SuggestBody, services: ServicesDep,
                   variant: str | None = Header(None, alias=VARIANT_HEADER)) -> SuggestResponse:
+    check_lengths(body, services.settings.reply)
     intent, decision, lang, suggestions, timings = await services.pipeline.suggest(body.to_request(variant), body.n)
     return SuggestResponse.model_validate({
         "intent": IntentOut.of(intent, route=decision.route, reason=decision.reason, lang=lang),

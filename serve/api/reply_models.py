@@ -4,15 +4,38 @@ describes them). The SSE events of a streamed reply carry the same objects: `int
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from serve.config import ReplySettings
+from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage
 from serve.pipeline import DoneEvent, IntentEvent, ReplyRequest
 from serve.router.base import IntentResult
 
-MAX_MESSAGE_CHARS = 4000
+# A hard ceiling for the wire models; the configured limit (reply.max_message_chars) is checked per request
+# by `check_lengths`, which also refuses control characters.
+MAX_MESSAGE_CHARS = 200_000
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def check_text(text: str, param: str, limit: int) -> None:
+    """One message against the configured limit; control characters (other than tab and newlines) are
+    refused: they are never customer text, and they break logs and prompts."""
+    if len(text) > limit:
+        raise InvalidRequest(f"{param} is {len(text)} characters; the limit is {limit}", param=param)
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        raise InvalidRequest(f"{param} contains the control character U+{ord(bad.group()):04X}", param=param)
+
+
+def check_lengths(body: ReplyBody, settings: ReplySettings) -> None:
+    limit = settings.max_message_chars
+    check_text(body.message, "message", limit)
+    for i, message in enumerate(body.history):
+        check_text(message.content, f"history[{i}].content", limit)
 
 
 class HistoryMessage(BaseModel):

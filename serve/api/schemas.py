@@ -12,7 +12,7 @@ logger = logging.getLogger(__name__)
 MAX_STOP_STRINGS = 4
 MAX_CHOICES = 4
 MAX_MESSAGES = 200
-MAX_MESSAGE_CHARS = 32_000
+MAX_MESSAGE_CHARS = 200_000  # a ceiling; reply.max_message_chars is the limit
 
 
 class TextPart(BaseModel):
@@ -25,7 +25,7 @@ class ChatMessageIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     # "developer" is OpenAI's newer name for the system role.
     role: Literal["system", "developer", "user", "assistant"]
-    content: str | list[TextPart] = Field(max_length=MAX_MESSAGE_CHARS)
+    content: str | list[TextPart] = Field(max_length=MAX_MESSAGE_CHARS)  # the configured limit is checked later
     name: str | None = None
 
     def text(self) -> str:
@@ -39,8 +39,30 @@ class StreamOptions(BaseModel):
     include_usage: bool = False
 
 
+# OpenAI fields that change nothing about the reply: accepted and ignored, so clients keep working.
+HARMLESS_FIELDS = frozenset({"user", "metadata", "store", "service_tier", "safety_identifier", "prompt_cache_key"})
+
+
+def _neutral(name: str, value: Any) -> bool:
+    """Whether an unsupported OpenAI field carries its neutral value (then nothing is silently ignored)."""
+    if value is None or value is False or value == [] or value == {}:
+        return True
+    if name in ("presence_penalty", "frequency_penalty"):
+        return value == 0
+    if name == "response_format":
+        return isinstance(value, dict) and value.get("type") == "text"
+    if name == "tool_choice":
+        return value == "none"
+    if name == "modalities":
+        return value == ["text"]
+    if name == "parallel_tool_calls":
+        return True  # meaningless without tools, which are refused on their own
+    return False
+
+
 class ChatCompletionRequest(BaseModel):
-    # Unknown OpenAI fields are accepted and ignored (logged), so clients that send e.g. `user` keep working.
+    # Extra fields are collected, then checked: harmless OpenAI ones pass, anything that would change the
+    # reply (tools, logprobs, response_format, ...) or that nobody defines is a 400 naming it.
     model_config = ConfigDict(extra="allow")
 
     model: str | None = None
@@ -54,7 +76,7 @@ class ChatCompletionRequest(BaseModel):
     seed: int | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
-    # Product extras (see DESIGN.md section 4); the reply pipeline uses them.
+    # Product extras of /v1/reply, accepted (and ignored) so one body can go to both endpoints.
     domain: Literal["telecom", "ecommerce"] | None = None
     session_id: str | None = Field(None, max_length=128)
     context: dict[str, Any] | None = None
@@ -75,7 +97,11 @@ class ChatCompletionRequest(BaseModel):
             if message.role != "assistant" and not message.text().strip():
                 raise ValueError(f"messages[{i}].content is empty")
         if self.model_extra:
-            logger.debug("request.ignored_fields fields=%s", sorted(self.model_extra))
+            refused = sorted(k for k, v in self.model_extra.items()
+                             if k not in HARMLESS_FIELDS and not _neutral(k, v))
+            if refused:
+                raise ValueError(f"unsupported field{'s' if len(refused) > 1 else ''}: {', '.join(refused)} "
+                                 "(this server does not implement them; remove them from the request)")
         return self
 
     @property

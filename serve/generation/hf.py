@@ -161,18 +161,23 @@ class HfGenerator:
             raise BackendUnavailable(f"generation engine thread is down: {fatal or 'stopped'}")
 
     def stats(self) -> GeneratorStats:
-        running = waiting = 0
+        running = waiting = cached = 0
         used = total = None
         processor = getattr(self._manager, "batch_processor", None)
         if processor is not None:
             running = len(processor.scheduler.active_requests)
             waiting = len(processor.scheduler.waiting_requests) + self._manager.input_queue.qsize()
             total = int(processor.cache.num_blocks)
-            used = total - round(processor.cache.compute_free_capacity(relative=True) * total)
+            # Not free is not the same as in use: with block sharing on (transformers' default), the full
+            # blocks of finished requests stay as a prefix cache, evicted when a new request needs room.
+            # They are reported apart, so "used" returns to 0 when nothing runs.
+            cached = sum(len(a.ledger.cached_blocks) for a in processor.cache.cache_allocators.values())
+            used = max(0, total - round(processor.cache.compute_free_capacity(relative=True) * total) - cached)
         return GeneratorStats(
             backend=self.name, model=self.model_name, active_requests=len(self._active),
             engine_running=running, engine_waiting=waiting, requests_total=self._requests_total,
             kv_blocks_used=used, kv_blocks_total=total,
+            extra={"kv_blocks_cached": float(cached)} if processor is not None else {},
         )
 
     async def aclose(self) -> None:

@@ -6,6 +6,7 @@ import logging
 import time
 
 from serve.breaker import Breaker
+from serve.errors import BackendUnavailable
 from serve.router.base import IntentClassifier, IntentResult
 
 logger = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ class FallbackRouter:
                 continue
             breaker.record_success()
             return results
-        raise RuntimeError(f"every router backend failed; last error: {last_error}")
+        raise BackendUnavailable(f"the intent router is unavailable: every backend failed ({last_error})")
 
     async def check_health(self) -> None:
         await self.chain[0].check_health()

@@ -40,13 +40,14 @@ async def test_stream_sends_role_content_finish_then_done(client: httpx.AsyncCli
     assert len({e["id"] for e in events}) == 1
 
 
-async def test_include_usage_puts_usage_on_the_last_chunk_only(client: httpx.AsyncClient) -> None:
+async def test_include_usage_sends_one_usage_chunk_with_empty_choices_before_done(client: httpx.AsyncClient) -> None:
     response = await client.post(URL, json=body(stream=True, stream_options={"include_usage": True}))
     events, done = sse_json(response.text)
     assert done
-    assert all(e["usage"] is None for e in events[:-1])
+    assert all("usage" in e and e["usage"] is None for e in events[:-1])
     assert events[-1]["usage"] == {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12}
-    assert events[-1]["choices"][0]["finish_reason"] == "stop"
+    assert events[-1]["choices"] == []
+    assert events[-2]["choices"][0]["finish_reason"] == "stop"
 
 
 async def test_non_streaming_reply_matches_streamed_text(client: httpx.AsyncClient) -> None:
@@ -216,7 +217,8 @@ async def test_stream_frames_handle_an_event_source_directly() -> None:
 
     frames = [f async for f in terminated(stream_frames(events(), "id", 0, "m", 1, True), nothing, trailer=DONE)]
     assert frames[-1] == {"data": "[DONE]"}
-    assert '"finish_reason": "length"' in frames[-2]["data"] and "你好" in frames[1]["data"]
+    assert '"finish_reason": "length"' in frames[-3]["data"] and "你好" in frames[1]["data"]
+    assert '"choices": []' in frames[-2]["data"] and '"total_tokens": 4' in frames[-2]["data"]
 
 
 async def test_a_stream_closed_before_its_first_frame_still_aborts_and_frees_its_slot(fake_generator, client) -> None:

@@ -91,7 +91,9 @@ async def test_fallback_skips_a_failing_backend_and_opens_its_breaker(monkeypatc
     assert router.degraded == []
 
 
-async def test_every_backend_failing_is_an_error() -> None:
+async def test_every_backend_failing_is_a_typed_503() -> None:
+    from serve.errors import BackendUnavailable
+
     router = FallbackRouter([_Backend("onnx", fail=True)], failures_to_open=5)
-    with pytest.raises(RuntimeError, match="every router backend failed"):
+    with pytest.raises(BackendUnavailable, match="every backend failed"):
         await router.classify(["hi"])

@@ -1,0 +1,181 @@
+"""The event streams of both generating endpoints, under their deadline and observed for metrics.
+
+On the deadline the engine work is closed (aborted) and the stream ends normally with finish_reason
+`timeout` (every open choice of a chat completion; the `done` event of /v1/reply). When the drain stops a
+stream at shutdown it ends with a typed error instead (the SSE layer sends it as the terminal event).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from contextlib import suppress
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from serve.completions import ChoiceEvent, ChoiceStream
+from serve.errors import BackendUnavailable, DeadlineExceeded, InvalidRequest, Overloaded
+from serve.metrics import RequestObserver
+from serve.pipeline import DeltaEvent, DoneEvent, IntentEvent, ReplyEvent
+from serve.streams import StreamGuard
+
+T = TypeVar("T")
+SHUTDOWN_MESSAGE = "the server is shutting down; the reply was cut off"
+
+
+def _shutdown_error() -> BackendUnavailable:
+    return BackendUnavailable(SHUTDOWN_MESSAGE)
+
+
+async def guarded_choices(events: ChoiceStream, n: int, guard: StreamGuard,
+                          observer: RequestObserver) -> AsyncGenerator[ChoiceEvent, None]:
+    status = "aborted"
+    open_choices = set(range(n))
+    try:
+        while True:
+            try:
+                event = await guard.next(events)
+            except StopAsyncIteration:
+                break
+            except TimeoutError:
+                await events.aclose()
+                if guard.stop_reason() == "shutdown":
+                    status = "shutdown"
+                    raise _shutdown_error() from None
+                status = "timeout"
+                for index in sorted(open_choices):
+                    yield ChoiceEvent(index, "", "timeout")  # type: ignore[arg-type]
+                return
+            if event.text:
+                observer.text()
+            if event.finish_reason:
+                open_choices.discard(event.index)
+                observer.tokens(event.prompt_tokens if not open_choices else 0, event.completion_tokens)
+            yield event
+        status = "ok"
+    except Exception:
+        if status == "aborted":
+            status = "error"
+        raise
+    finally:
+        observer.finish(status)
+        guard.done()
+
+
+async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, None], guard: StreamGuard,
+                        observer: RequestObserver) -> AsyncGenerator[ReplyEvent, None]:
+    status = "aborted"
+    router_ms = ttft_ms = 0.0
+    try:
+        event: ReplyEvent | None = first
+        while event is not None:
+            if isinstance(event, IntentEvent):
+                router_ms = event.intent.latency_ms
+                observer.routed(event.intent.label, event.route.route, router_ms / 1000)
+            elif isinstance(event, DeltaEvent):
+                if event.text:
+                    if observer.first is None:
+                        ttft_ms = (time.perf_counter() - observer.started) * 1000
+                    observer.text()
+            else:
+                observe_done(event, observer)
+            yield event
+            try:
+                event = await guard.next(events)
+            except StopAsyncIteration:
+                event = None
+            except TimeoutError:
+                with suppress(Exception):
+                    await events.aclose()
+                if guard.stop_reason() == "shutdown":
+                    status = "shutdown"
+                    raise _shutdown_error() from None
+                status = "timeout"
+                total_ms = (time.perf_counter() - observer.started) * 1000
+                yield DoneEvent("timeout", False, None, 0, 0, round(router_ms, 3), 0.0, round(ttft_ms, 3),
+                                round(total_ms, 3))
+                return
+        status = "ok"
+    except Exception:
+        if status == "aborted":
+            status = "error"
+        raise
+    finally:
+        observer.finish(status)
+        guard.done()
+
+
+def observe_done(event: DoneEvent, observer: RequestObserver) -> None:
+    metrics = observer.metrics
+    observer.tokens(event.prompt_tokens, event.completion_tokens)
+    if event.queue_ms:
+        observer.queued(event.queue_ms / 1000)
+    if event.cached:
+        metrics.cache_hits.labels(observer.endpoint).inc()
+    if event.fallback:
+        kind = event.fallback.split(":", 1)[0]
+        metrics.fallbacks.labels(kind, event.variant or "-").inc()
+
+
+async def closing_all(*closers: AsyncIterator[object]) -> None:
+    """Close every iterator, the outermost first; used as the SSE response's `close`."""
+    for it in closers:
+        aclose = getattr(it, "aclose", None)
+        if aclose is not None:
+            with suppress(Exception):
+                await aclose()
+
+
+async def open_guarded(guard: StreamGuard, observer: RequestObserver, opening: Awaitable[T]) -> T:
+    """Await the opening of a stream (admission queue, routing, first token) under the deadline. What fails
+    here is an HTTP error: 429 from the queue, 504 when the deadline passes, 503 while shutting down."""
+    try:
+        return await guard.run(opening)
+    except TimeoutError:
+        guard.done()
+        if guard.stop_reason() == "shutdown":
+            observer.finish("shutdown")
+            raise _shutdown_error() from None
+        observer.finish("timeout")
+        raise DeadlineExceeded("the request's deadline passed before its reply started") from None
+    except BaseException as exc:
+        guard.done()
+        observer.finish(_status(exc))
+        raise
+
+
+def _status(exc: BaseException) -> str:
+    if isinstance(exc, Overloaded):
+        return "rejected"
+    if isinstance(exc, InvalidRequest):
+        return "invalid"
+    if isinstance(exc, asyncio.CancelledError):
+        return "aborted"
+    return "error"
+
+
+class ErrorDetail(BaseModel):
+    type: str
+    message: str
+    param: str | None = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"model": ErrorBody, "description": description}
+
+
+GENERATION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _error("invalid request: the message names the field (`param`)"),
+    401: _error("missing or invalid API key (only when the server has API keys)"),
+    413: _error("request body over server.max_body_bytes"),
+    429: _error("overloaded: the in-flight limit and the queue are full, or the queue wait ran out; "
+                "see the Retry-After header"),
+    503: _error("no backend can serve, or the server is shutting down"),
+    504: _error("the request's deadline passed before its reply started"),
+}
