@@ -25,7 +25,9 @@ def add_parser(sub: Any) -> None:
     bench.add_argument("--model", help="model name to send (default: the first of GET /v1/models)")
     bench.add_argument("--concurrency", default="1,4,16,64", help="comma list of requests in flight")
     bench.add_argument("--rate", help="comma list of request rates (req/s, Poisson arrivals) instead of a sweep")
-    bench.add_argument("--requests", type=int, help="requests per point (default: 5 x concurrency, at least 8)")
+    bench.add_argument("--requests", type=int, help="requests per point (default: K x concurrency, at least 8)")
+    bench.add_argument("--prompts-per-concurrency", type=int, default=5, metavar="K",
+                       help="K for the default request count (5, as TensorRT-LLM's serving sweep)")
     bench.add_argument("--dataset", type=Path, help="reply set JSONL (data/eval/*.jsonl); default: random text")
     bench.add_argument("--input-len", type=int, default=128, help="random prompts: words (about tokens)")
     bench.add_argument("--output-len", type=int, default=128, help="max_tokens per request")
@@ -74,7 +76,7 @@ async def sweep(args: argparse.Namespace) -> dict[str, Any]:
         target = Target(args.url, args.endpoint, model, args.ignore_eos, args.temperature)
         points, workload = [], ""
         for i, (c, r) in enumerate(loads):
-            count = args.requests or max(8, 5 * (c or round(r or 1)))
+            count = args.requests or max(8, args.prompts_per_concurrency * (c or round(r or 1)))
             prompts, workload = _prompts(args, count, args.seed + i)
             label = f"rate {r:g}/s" if r else f"concurrency {c}"
             with tqdm(total=count, desc=label, disable=args.no_progress, file=sys.stderr, leave=False) as bar:
@@ -82,7 +84,8 @@ async def sweep(args: argparse.Namespace) -> dict[str, Any]:
                                               progress=bar))
             print(report.table([points[-1]]).splitlines()[-1] if i else report.table([points[-1]]),
                   file=sys.stderr)
-    requests_note = f"{args.requests} requests per point" if args.requests else "5 x concurrency requests per point"
+    requests_note = (f"{args.requests} requests per point" if args.requests
+                     else f"{args.prompts_per_concurrency} x concurrency requests per point")
     return {
         "started_at": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "config": {"url": args.url, "endpoint": args.endpoint, "model": model, "workload": workload,
