@@ -128,15 +128,17 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, engine: str, workers: int = 1, per_token_chunks: bool = False, log: Path | None = None):
+    def __init__(self, engine: str, workers: int = 1, per_token_chunks: bool = False, log: Path | None = None,
+                 tree: Path | None = None):
         self.port = free_port()
+        tree = tree or Path(__file__).resolve().parents[1]
         cmd = [sys.executable, "-m", "serve.testing.server", "--engine", engine, "--port", str(self.port),
                "--workers", str(workers)]
         if per_token_chunks:
             cmd.append("--per-token-chunks")
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        env = {**os.environ, "PYTHONPATH": str(tree)}
         self.log = open(log or os.devnull, "w")
-        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=self.log, cwd=tree)
 
     def wait_ready(self, timeout: float = 300.0) -> None:
         import httpx
@@ -271,6 +273,8 @@ def main() -> int:
     parser.add_argument("--hf-streams", type=int, default=64)
     parser.add_argument("--hf-max-tokens", type=int, default=32)
     parser.add_argument("--hf-rounds", type=int, default=2)
+    parser.add_argument("--baseline", type=Path, metavar="TREE",
+                        help="another checkout (with serve/testing) measured alternately in the same run")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--server-log", type=Path)
     parser.add_argument("--client", choices=sorted(PATHS), help=argparse.SUPPRESS)
@@ -290,25 +294,37 @@ def main() -> int:
           f"{args.max_tokens} tokens x {args.requests_per_stream} requests per stream, workers={args.workers}, "
           f"cores visible={os.cpu_count()}", file=sys.stderr)
     rows = []
-    server = ServerProcess("zero-cost", args.workers, args.per_token_chunks, args.server_log)
+    trees = {"current": None} if args.baseline is None else {"baseline": args.baseline.resolve(), "current": None}
+    servers = {name: ServerProcess("zero-cost", args.workers, args.per_token_chunks, args.server_log, tree)
+               for name, tree in trees.items()}
     try:
-        server.wait_ready()
-        for endpoint in endpoints:
-            run_client(server.port, endpoint, 4, 1, 16)  # warm-up: first router call, imports
+        for server in servers.values():
+            server.wait_ready()
+            for endpoint in endpoints:
+                run_client(server.port, endpoint, 4, 1, 16)  # warm-up: first router call, imports
         for endpoint in endpoints:
             for streams in stream_counts:
-                rows.append(measure(server, endpoint, streams, args.requests_per_stream, args.max_tokens))
-                print(f"  {rows[-1]}", file=sys.stderr)
+                for name, server in servers.items():  # side by side: each point alternates the trees
+                    rows.append({"tree": name, **measure(server, endpoint, streams, args.requests_per_stream,
+                                                         args.max_tokens)})
+                    print(f"  {rows[-1]}", file=sys.stderr)
     finally:
-        server.stop()
+        for server in servers.values():
+            server.stop()
     direct = {s: zero_cost_direct(s, args.max_tokens) for s in stream_counts}
 
-    print(f"\n{'endpoint':10}{'streams':>8}{'µs/token':>10}{'tok/s/core':>12}{'tok/s wall':>12}"
+    print(f"\n{'tree':9}{'endpoint':10}{'streams':>8}{'µs/token':>10}{'tok/s/core':>12}{'tok/s wall':>12}"
           f"{'tok/frame':>10}{'client cpu':>11}{'errors':>8}")
     for row in rows:
-        print(f"{row['endpoint']:10}{row['streams']:>8}{row['us_per_token'] or 0:>10.1f}"
+        print(f"{row['tree']:9}{row['endpoint']:10}{row['streams']:>8}{row['us_per_token'] or 0:>10.1f}"
               f"{row['tokens_per_s_per_core'] or 0:>12,}{row['tokens_per_s_wall'] or 0:>12,}"
               f"{row['tokens_per_frame'] or 0:>10.2f}{row['client_cpu_share']:>11.2f}{row['errors']:>8}")
+    if args.baseline is not None:
+        for i in range(0, len(rows), 2):
+            base, cur = rows[i], rows[i + 1]
+            if base["us_per_token"] and cur["us_per_token"]:
+                print(f"{cur['endpoint']} at {cur['streams']} streams: {base['us_per_token'] / cur['us_per_token']:.2f}x "
+                      "less server CPU per token than the baseline")
     for streams, d in direct.items():
         print(f"engine alone (in-process, {streams} streams): {d['us_per_token']:.2f} µs/token")
     result: dict[str, Any] = {"rows": rows, "engine_direct": direct, "max_tokens": args.max_tokens,
