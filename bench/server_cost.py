@@ -129,14 +129,14 @@ def free_port() -> int:
 
 class ServerProcess:
     def __init__(self, engine: str, workers: int = 1, per_token_chunks: bool = False, log: Path | None = None,
-                 tree: Path | None = None):
+                 tree: Path | None = None, extra_path: str | None = None):
         self.port = free_port()
         tree = tree or Path(__file__).resolve().parents[1]
         cmd = [sys.executable, "-m", "serve.testing.server", "--engine", engine, "--port", str(self.port),
                "--workers", str(workers)]
         if per_token_chunks:
             cmd.append("--per-token-chunks")
-        env = {**os.environ, "PYTHONPATH": str(tree)}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tree), extra_path]))}
         self.log = open(log or os.devnull, "w")
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=self.log, cwd=tree)
 
@@ -275,6 +275,9 @@ def main() -> int:
     parser.add_argument("--hf-rounds", type=int, default=2)
     parser.add_argument("--baseline", type=Path, metavar="TREE",
                         help="another checkout (with serve/testing) measured alternately in the same run")
+    parser.add_argument("--current-extra-path", metavar="DIR",
+                        help="prepend to the current server's PYTHONPATH (e.g. a folder with uvloop and httptools, "
+                             "which uvicorn then uses); with --baseline . this measures their effect alone")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--server-log", type=Path)
     parser.add_argument("--client", choices=sorted(PATHS), help=argparse.SUPPRESS)
@@ -295,7 +298,8 @@ def main() -> int:
           f"cores visible={os.cpu_count()}", file=sys.stderr)
     rows = []
     trees = {"current": None} if args.baseline is None else {"baseline": args.baseline.resolve(), "current": None}
-    servers = {name: ServerProcess("zero-cost", args.workers, args.per_token_chunks, args.server_log, tree)
+    servers = {name: ServerProcess("zero-cost", args.workers, args.per_token_chunks, args.server_log, tree,
+                                   args.current_extra_path if name == "current" else None)
                for name, tree in trees.items()}
     try:
         for server in servers.values():
