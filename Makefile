@@ -24,6 +24,11 @@ run: setup
 test: setup
 	$(PY) -m pytest -q
 
+# ruff (style and likely bugs) and mypy (types) over the two packages; .ci/run calls it before the tests.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check serve checkpoints
+	$(VENV)/bin/mypy serve checkpoints
+
 bench: setup
 	$(PY) bench/generation.py
 

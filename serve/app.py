@@ -8,15 +8,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
+from starlette.middleware.cors import CORSMiddleware
 
-from serve.api import health, intent, openai, reply
+from serve.api import health, intent, openai, pages, reply
 from serve.api.errors import error_response, install_error_handlers
 from serve.config import Settings
 from serve.errors import PayloadTooLarge
 from serve.generation.base import Generator
 from serve.logsetup import request_id_var
 from serve.router.base import IntentClassifier
-from serve.runtime import Runtime
+from serve.services import build_services
 
 logger = logging.getLogger(__name__)
 
@@ -25,19 +26,19 @@ def create_app(
     settings: Settings, generator: Generator | None = None, router: IntentClassifier | None = None
 ) -> FastAPI:
     """The server; `generator` and `router` replace the configured backends (tests pass fakes)."""
-    runtime = Runtime.create(settings, generator, router)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await runtime.start()
-        logger.info("server.ready generator=%s model=%s", runtime.generator.name, runtime.generator.model_name)
+        services = await build_services(settings, generator, router)
+        app.state.services = services
+        logger.info("server.ready generator=%s model=%s members=%s", services.generator.name,
+                    services.generator.model_name, [m.name for m in services.generator.members])
         try:
             yield
         finally:
-            await runtime.stop()
+            await services.aclose()
 
     app = FastAPI(title="csreply", version="0.1.0", lifespan=lifespan)
-    app.state.runtime = runtime
     install_error_handlers(app)
 
     @app.middleware("http")
@@ -60,4 +61,11 @@ def create_app(
     app.include_router(openai.router)
     app.include_router(intent.router)
     app.include_router(reply.router)
+    app.include_router(pages.router)
+    pages.mount_static(app)
+    if settings.server.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.server.cors_origins,
+                           allow_methods=["GET", "POST", "OPTIONS"],
+                           allow_headers=["content-type", "authorization"],
+                           expose_headers=["Retry-After", "x-request-id"])
     return app

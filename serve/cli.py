@@ -27,9 +27,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from checkpoints.fetch import prepare_defaults
+    """Runs the build tool as its own process: the server package does not import checkpoints/."""
+    import os
+    import subprocess
 
-    return prepare_defaults(load_settings(args.config).cache_dir)
+    env = {**os.environ, "CSREPLY_CACHE_DIR": str(load_settings(args.config).cache_dir)}
+    return subprocess.run([sys.executable, "-m", "checkpoints", "prepare"], env=env).returncode
 
 
 def _eval_router(args: argparse.Namespace) -> int:
@@ -54,6 +57,43 @@ def _eval_replies(args: argparse.Namespace) -> int:
         print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
         return 2
     return run_eval(args.data, args.url, load_settings(args.config), args.json)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from serve.evaluation.compare import REPLY_METRICS, ROUTER_METRICS, compare, finish, load_result
+
+    try:
+        if args.what == "files":
+            metrics = ROUTER_METRICS if args.kind == "router" else REPLY_METRICS
+            a, b = load_result(args.a), load_result(args.b)
+            names = (args.a.stem, args.b.stem)
+        else:
+            a, b, names = _compare_router(args)
+            metrics = ROUTER_METRICS
+        result = compare(a, b, metrics, *names, threshold_points=args.threshold)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"csreply eval compare: {exc}", file=sys.stderr)
+        return 2
+    return finish(result, args.json, args.report)
+
+
+def _compare_router(args: argparse.Namespace) -> tuple[dict, dict, tuple[str, str]]:
+    from serve.evaluation.datasets import load_intent_jsonl
+    from serve.evaluation.router_eval import evaluate, make_backend
+
+    if not args.data.is_file():
+        raise FileNotFoundError(f"no such file: {args.data}")
+    examples = load_intent_jsonl(args.data)
+    results = []
+    for backend, router_dir in ((args.a, args.a_router_dir), (args.b, args.b_router_dir)):
+        settings = load_settings(args.config)
+        if router_dir is not None:
+            settings = settings.model_copy(
+                update={"router": settings.router.model_copy(update={"router_dir": router_dir})})
+        results.append(evaluate(make_backend(backend, settings), examples, args.latency_samples))
+    names = (f"{args.a}" + (f"@{args.a_router_dir.name}" if args.a_router_dir else ""),
+             f"{args.b}" + (f"@{args.b_router_dir.name}" if args.b_router_dir else ""))
+    return results[0], results[1], names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,11 +129,36 @@ def build_parser() -> argparse.ArgumentParser:
     replies.add_argument("--json", type=Path, help="write the metrics and per-case results here")
     replies.add_argument("--config", type=Path)
     replies.set_defaults(func=_eval_replies)
+    add_compare_parser(eval_sub)
 
     from serve.loadgen.cli import add_parser as add_bench_parser
 
     add_bench_parser(sub)
     return parser
+
+
+def add_compare_parser(eval_sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    gate = eval_sub.add_parser(
+        "compare", help="two configurations on the same data; exit 1 when B is worse than A beyond a threshold")
+    what = gate.add_subparsers(dest="what", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--threshold", type=float, default=0.5,
+                        help="largest allowed drop of any metric, in points (default 0.5)")
+    common.add_argument("--json", type=Path, help="write the comparison here")
+    common.add_argument("--report", type=Path, help="write a Markdown report here")
+    files = what.add_parser("files", parents=[common], help="two saved `--json` results of csreply eval")
+    files.add_argument("a", type=Path, help="the reference result (today's build)")
+    files.add_argument("b", type=Path, help="the candidate result")
+    files.add_argument("--kind", choices=("router", "replies"), required=True)
+    router = what.add_parser("router", parents=[common], help="two router backends or builds on one set")
+    router.add_argument("--data", type=Path, required=True, help='JSONL of {"text", "intent", "lang"}')
+    router.add_argument("--a", default="onnx-fp32", help="reference backend (default onnx-fp32)")
+    router.add_argument("--b", default="onnx-int8", help="candidate backend (default onnx-int8)")
+    router.add_argument("--a-router-dir", type=Path, help="build-router output for A (default: the embedded one)")
+    router.add_argument("--b-router-dir", type=Path, help="build-router output for B")
+    router.add_argument("--latency-samples", type=int, default=50)
+    router.add_argument("--config", type=Path)
+    gate.set_defaults(func=_compare)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from serve.admission import Admission
@@ -30,6 +30,8 @@ class CompletionParams:
     n: int
     stop: tuple[str, ...]
     seed: int | None
+    session_id: str | None = None
+    variant: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,8 @@ class CompletionService:
                 stop=params.stop,
                 # Choices of one request must differ, and stay reproducible for a given seed.
                 seed=None if params.seed is None else params.seed + i,
+                affinity=params.session_id or params.request_id,
+                variant=params.variant,
             )
             for i in range(params.n)
         ]
@@ -81,7 +85,7 @@ class CompletionService:
             raise
         return ChoiceStream(first, stream, slot.release)
 
-    async def _choice(self, index: int, request: GenerationRequest) -> AsyncIterator[ChoiceEvent]:
+    async def _choice(self, index: int, request: GenerationRequest) -> AsyncGenerator[ChoiceEvent, None]:
         chunk: GenerationChunk
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
@@ -123,7 +127,7 @@ class ChoiceStream:
             self._on_close()
 
 
-async def _merge(streams: list[AsyncIterator[ChoiceEvent]]) -> AsyncGenerator[ChoiceEvent, None]:
+async def _merge(streams: list[AsyncGenerator[ChoiceEvent, None]]) -> AsyncGenerator[ChoiceEvent, None]:
     """Interleave several choice streams in arrival order; closing the merge closes (aborts) them all."""
     if len(streams) == 1:
         async with aclosing(streams[0]) as only:  # `async for` alone would not close it on early exit
@@ -132,7 +136,7 @@ async def _merge(streams: list[AsyncIterator[ChoiceEvent]]) -> AsyncGenerator[Ch
         return
     queue: asyncio.Queue[ChoiceEvent | BaseException | None] = asyncio.Queue()
 
-    async def pump(stream: AsyncIterator[ChoiceEvent]) -> None:
+    async def pump(stream: AsyncGenerator[ChoiceEvent, None]) -> None:
         try:
             async with aclosing(stream) as events:
                 async for event in events:

@@ -226,7 +226,8 @@ class PromptLibrary:
                          context: dict[str, Any] | None) -> str:
         pf = self.file(domain, lang)
         names = [pf.intent_names.get(o, o) for o in options]
-        template = pf.intents[intent].clarify if intent in pf.intents and pf.intents[intent].clarify else pf.clarify
+        own = pf.intents[intent].clarify if intent in pf.intents else None
+        template = own or pf.clarify
         return self._render(template, pf, sanitize_context(context), intent=intent, options=names)
 
     def handoff_message(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:

@@ -150,29 +150,27 @@ async def _run_http(cases: list[ReplyCase], url: str) -> tuple[list[dict[str, An
 
 
 async def _run_in_process(cases: list[ReplyCase], settings: Settings) -> tuple[list[dict[str, Any]], list[float]]:
-    from serve.api.reply import ReplyBody, done_json, intent_json
+    from serve.api.reply_models import DoneOut, IntentOut, ReplyBody
     from serve.pipeline import DeltaEvent, DoneEvent, IntentEvent
-    from serve.runtime import Runtime
+    from serve.services import build_services
 
-    runtime = Runtime.create(settings)
-    await runtime.start()
-    assert runtime.pipeline is not None
+    services = await build_services(settings)
     responses, latencies = [], []
     try:
         for case in cases:
             started = time.perf_counter()
             result: dict[str, Any] = {"reply": ""}
-            async for event in runtime.pipeline.reply(ReplyBody.model_validate(case.payload).to_request()):
+            async for event in services.pipeline.reply(ReplyBody.model_validate(case.payload).to_request()):
                 if isinstance(event, IntentEvent):
-                    result["intent"] = intent_json(event)
+                    result["intent"] = IntentOut.of_event(event).model_dump()
                 elif isinstance(event, DeltaEvent):
                     result["reply"] += event.text
                 elif isinstance(event, DoneEvent):
-                    result.update(done_json(event))
+                    result.update(DoneOut.of(event).model_dump())
             latencies.append((time.perf_counter() - started) * 1000)
             responses.append(result)
     finally:
-        await runtime.stop()
+        await services.aclose()
     return responses, latencies
 
 

@@ -36,8 +36,11 @@ class IntentResult:
 
 
 class IntentClassifier(Protocol):
-    name: str
-    labels: tuple[str, ...]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def labels(self) -> tuple[str, ...]: ...
 
     async def classify(self, texts: list[str], top_k: int = 5) -> list[IntentResult]:
         """One result per text, in order."""

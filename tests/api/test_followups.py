@@ -1,0 +1,60 @@
+"""Follow-ups that only make sense in their conversation keep its intent and language (real default router)."""
+
+from __future__ import annotations
+
+import pytest
+
+from serve.followup import is_followup, script_lang
+from tests.api.test_reply import fixed_reply, make_settings, open_client
+from tests.fakes import ScriptedFakeGenerator
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I already restarted it", True), ("still nothing", True), ("which one?", True), ("那怎么办", True),
+    ("那是什么意思", True), ("SF1234567890", True), ("#A1234567", True), ("ok", True),
+    ("How do I turn on roaming before my trip to Japan next week?", False),
+    ("我想查一下这个月的流量还剩多少", False), ("我已经重启过了还是不行", True), ("这个套餐多少钱一个月呀", False),
+])
+def test_followup_detection(text: str, expected: bool) -> None:
+    assert is_followup(text) is expected
+
+
+def test_language_neutral_messages_show_no_language() -> None:
+    assert script_lang("SF1234567890") is None and script_lang("12345 ?") is None
+    assert script_lang("我的订单") == "zh" and script_lang("where is my order") == "en"
+
+
+async def turn(client, session: str, message: str, domain: str = "telecom") -> dict:
+    response = await client.post("/v1/reply", json={"domain": domain, "message": message, "session_id": session,
+                                                    "stream": False})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def test_a_follow_up_keeps_the_conversations_intent(tmp_path) -> None:
+    engine = ScriptedFakeGenerator(script=fixed_reply)
+    async for client in open_client(make_settings(tmp_path), engine):
+        first = await turn(client, "net-1", "My mobile internet stopped working this morning")
+        assert first["intent"]["label"] == "network_fault"
+        for follow_up in ("I already restarted it", "still nothing"):
+            reply = await turn(client, "net-1", follow_up)
+            assert reply["intent"]["label"] == "network_fault", follow_up
+            assert reply["intent"]["route"] != "clarify"
+
+
+async def test_a_bare_order_number_in_a_chinese_chat_gets_a_chinese_reply(tmp_path) -> None:
+    engine = ScriptedFakeGenerator(script=fixed_reply, languages=("en",))
+    async for client in open_client(make_settings(tmp_path), engine):
+        first = await turn(client, "zh-1", "我的快递到哪了？三天了还没更新", domain="ecommerce")
+        assert first["intent"]["lang"] == "zh"
+        bare = await turn(client, "zh-1", "SF1234567890", domain="ecommerce")
+    assert bare["intent"]["lang"] == "zh"
+    assert bare["intent"]["label"] == first["intent"]["label"]
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in bare["reply"])  # answered in Chinese (template route)
+
+
+async def test_without_a_conversation_a_bare_number_is_not_given_an_intent(tmp_path) -> None:
+    engine = ScriptedFakeGenerator(script=fixed_reply)
+    async for client in open_client(make_settings(tmp_path), engine):
+        alone = await turn(client, "fresh", "SF1234567890", domain="ecommerce")
+    assert alone["intent"]["carried_over"] is False
