@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import logging
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from serve.api import health, intent, openai, pages, reply
-from serve.api.errors import error_response, install_error_handlers
+from serve.api.errors import install_error_handlers
+from serve.api.middleware import RequestContextMiddleware
 from serve.config import Settings
-from serve.errors import PayloadTooLarge
 from serve.generation.base import Generator
-from serve.logsetup import request_id_var
 from serve.router.base import IntentClassifier
 from serve.services import build_services
 
@@ -41,21 +39,7 @@ def create_app(
     app = FastAPI(title="csreply", version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
 
-    @app.middleware("http")
-    async def request_context(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        request_id = request.headers.get("x-request-id") or secrets.token_hex(8)
-        token = request_id_var.set(request_id[:64])
-        try:
-            length = request.headers.get("content-length")
-            if length and length.isdigit() and int(length) > settings.server.max_body_bytes:
-                return error_response(
-                    PayloadTooLarge(f"request body is {length} bytes; the limit is {settings.server.max_body_bytes}")
-                )
-            response = await call_next(request)
-            response.headers["x-request-id"] = request_id[:64]
-            return response
-        finally:
-            request_id_var.reset(token)
+    app.add_middleware(RequestContextMiddleware, max_body_bytes=settings.server.max_body_bytes)
 
     app.include_router(health.router)
     app.include_router(openai.router)

@@ -8,11 +8,10 @@ from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Header
-from sse_starlette.sse import EventSourceResponse
 
 from serve.api.deps import ServicesDep
 from serve.api.reply_models import DoneOut, IntentOut, ReplyBody, ReplyResponse, SuggestBody, SuggestResponse
-from serve.api.sse import first_event, json_data, sse_response
+from serve.api.sse import Frame, SSEResponse, dumps, first_event, json_data, sse_response
 from serve.errors import NotFound
 from serve.pipeline import DeltaEvent, IntentEvent, ReplyEvent
 
@@ -21,15 +20,15 @@ router = APIRouter()
 VARIANT_HEADER = "x-csreply-variant"
 
 
-def event_frame(event: ReplyEvent) -> dict[str, str]:
+def event_frame(event: ReplyEvent) -> Frame:
+    if type(event) is DeltaEvent:  # the per-token frame: a template, no model, no dict
+        return b'event: delta\ndata: {"text":' + dumps(event.text) + b"}\n\n"
     if isinstance(event, IntentEvent):
         return json_data(IntentOut.of_event(event).model_dump(), "intent")
-    if isinstance(event, DeltaEvent):
-        return json_data({"text": event.text}, "delta")
     return json_data(DoneOut.of(event).model_dump(), "done")
 
 
-async def _frames(first: ReplyEvent, rest: AsyncGenerator[ReplyEvent, None]) -> AsyncIterator[dict[str, str]]:
+async def _frames(first: ReplyEvent, rest: AsyncGenerator[ReplyEvent, None]) -> AsyncIterator[Frame]:
     yield event_frame(first)
     async for event in rest:
         yield event_frame(event)
@@ -42,7 +41,7 @@ async def _frames(first: ReplyEvent, rest: AsyncGenerator[ReplyEvent, None]) -> 
                      "description": "JSON (stream false) or SSE events intent, delta..., done | error"}},
 )
 async def reply(body: ReplyBody, services: ServicesDep,
-                variant: str | None = Header(None, alias=VARIANT_HEADER)) -> ReplyResponse | EventSourceResponse:
+                variant: str | None = Header(None, alias=VARIANT_HEADER)) -> ReplyResponse | SSEResponse:
     events = services.pipeline.reply(body.to_request(variant))
     first = await first_event(events)  # routing, admission and prompt errors become HTTP errors here
     if body.stream:
