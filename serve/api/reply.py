@@ -21,7 +21,7 @@ VARIANT_HEADER = "x-csreply-variant"
 
 
 def event_frame(event: ReplyEvent) -> Frame:
-    if type(event) is DeltaEvent:  # the per-token frame: a template, no model, no dict
+    if isinstance(event, DeltaEvent):  # the per-token frame: a template, no model, no dict
         return b'event: delta\ndata: {"text":' + dumps(event.text) + b"}\n\n"
     if isinstance(event, IntentEvent):
         return json_data(IntentOut.of_event(event).model_dump(), "intent")

@@ -25,7 +25,7 @@ class RequestRecord:
 
 def _sse_events(buffer: bytearray) -> list[tuple[str, bytes]]:
     """Complete events at the front of `buffer` (removed from it), as (event name, data)."""
-    events = []
+    events: list[tuple[str, bytes]] = []
     while True:
         end = buffer.find(b"\n\n")
         if end < 0:
