@@ -1,4 +1,4 @@
-"""`csreply` command line: run, prepare (eval and bench arrive with their issues)."""
+"""`csreply` command line: run, prepare, eval, bench."""
 
 from __future__ import annotations
 
@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     replies.add_argument("--config", type=Path)
     replies.set_defaults(func=_eval_replies)
     add_compare_parser(eval_sub)
+
+    from serve.loadgen.cli import add_parser as add_bench_parser
+
+    add_bench_parser(sub)
     return parser
 
 

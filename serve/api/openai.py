@@ -2,32 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
 
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
-from sse_starlette.sse import EventSourceResponse
 
+from serve.api.chunks import ChunkTemplates
 from serve.api.deps import OpsDep, ServicesDep
 from serve.api.guarded import GENERATION_RESPONSES, closing_all, guarded_choices, open_guarded
 from serve.api.reply import VARIANT_HEADER
 from serve.api.reply_models import check_text
 from serve.api.schemas import (
     AssistantMessage,
-    ChatCompletionChunk,
     ChatCompletionRequest,
     ChatCompletionResponse,
     Choice,
-    ChunkChoice,
-    Delta,
     Usage,
 )
-from serve.api.sse import sse_response
+from serve.api.sse import DONE, Frame, SSEResponse, sse_response
 from serve.completions import ChoiceEvent, ChoiceStream, CompletionParams
 from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage
@@ -43,7 +38,7 @@ async def chat_completions(body: ChatCompletionRequest, services: ServicesDep, o
                            variant: str | None = Header(None, alias=VARIANT_HEADER),
                            timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
                                                         description="deadline in seconds (capped by the server)"),
-                           ) -> JSONResponse | EventSourceResponse:
+                           ) -> JSONResponse | SSEResponse:
     models = services.generator.model_names
     model = services.generator.model_name
     if body.model not in (None, *models):
@@ -66,7 +61,7 @@ async def chat_completions(body: ChatCompletionRequest, services: ServicesDep, o
     created = int(time.time())
     if body.stream:
         frames = stream_frames(guarded, params.request_id, created, model, body.n, body.include_usage)
-        return sse_response(frames, close, services.settings.server.sse_ping_seconds, trailer={"data": "[DONE]"})
+        return sse_response(frames, close, services.settings.server.sse_ping_seconds, trailer=DONE)
     try:
         response = await collect(guarded, params.request_id, created, model, body.n)
     finally:
@@ -120,32 +115,22 @@ async def collect(
 
 async def stream_frames(
     events: ChoiceStream | AsyncIterator[ChoiceEvent], request_id: str, created: int, model: str, n: int, include_usage: bool
-) -> AsyncIterator[dict[str, str]]:
+) -> AsyncIterator[Frame]:
     """SSE frames: a role chunk per choice, content chunks (finish_reason null), a finish chunk per choice,
     then, when asked (include_usage), one usage chunk with empty `choices` (as OpenAI sends it; every other
     chunk then has `usage: null`). `sse_response` adds the error frame and [DONE]."""
-
-    def frame(choice: ChunkChoice | None, usage: Usage | None = None) -> dict[str, str]:
-        chunk = ChatCompletionChunk(
-            id=request_id, created=created, model=model, choices=[choice] if choice else [], usage=usage
-        )
-        data: dict[str, Any] = chunk.model_dump(exclude={"usage"} if not include_usage else set())
-        for choice_data in data["choices"]:
-            choice_data["delta"] = {k: v for k, v in choice_data["delta"].items() if v is not None}
-        return {"data": json.dumps(data, ensure_ascii=False)}
-
+    chunks = ChunkTemplates(request_id, created, model, n, include_usage)
     open_choices = n
     prompt_tokens = completion_tokens = 0
     for i in range(n):
-        yield frame(ChunkChoice(index=i, delta=Delta(role="assistant", content="")))
+        yield chunks.role(i)
     async for event in events:
         if event.text:
-            yield frame(ChunkChoice(index=event.index, delta=Delta(content=event.text)))
+            yield chunks.content(event.index, event.text)
         if event.finish_reason:
             open_choices -= 1
             prompt_tokens = event.prompt_tokens
             completion_tokens += event.completion_tokens
-            yield frame(ChunkChoice(index=event.index, delta=Delta(), finish_reason=event.finish_reason))
+            yield chunks.finish(event.index, event.finish_reason)
     if include_usage:
-        yield frame(None, Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                                total_tokens=prompt_tokens + completion_tokens))
+        yield chunks.usage(prompt_tokens, completion_tokens)

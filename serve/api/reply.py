@@ -7,32 +7,38 @@ from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Header
-from sse_starlette.sse import EventSourceResponse
 
 from serve.api.deps import OpsDep, ServicesDep
 from serve.api.guarded import GENERATION_RESPONSES, closing_all, guarded_reply, open_guarded
-from serve.api.reply_models import DoneOut, IntentOut, ReplyBody, ReplyResponse, SuggestBody, SuggestResponse
-from serve.api.reply_models import check_lengths
-from serve.api.sse import first_event, json_data, sse_response
+from serve.api.reply_models import (
+    DoneOut,
+    IntentOut,
+    ReplyBody,
+    ReplyResponse,
+    SuggestBody,
+    SuggestResponse,
+    check_lengths,
+)
+from serve.api.sse import Frame, SSEResponse, dumps, first_event, json_data, sse_response
 from serve.errors import NotFound
 from serve.metrics import RequestObserver
-from serve.streams import TIMEOUT_HEADER
 from serve.pipeline import DeltaEvent, IntentEvent, ReplyEvent
+from serve.streams import TIMEOUT_HEADER
 
 router = APIRouter()
 
 VARIANT_HEADER = "x-csreply-variant"
 
 
-def event_frame(event: ReplyEvent) -> dict[str, str]:
+def event_frame(event: ReplyEvent) -> Frame:
+    if isinstance(event, DeltaEvent):  # the per-token frame: a template, no model, no dict
+        return b'event: delta\ndata: {"text":' + dumps(event.text) + b"}\n\n"
     if isinstance(event, IntentEvent):
         return json_data(IntentOut.of_event(event).model_dump(), "intent")
-    if isinstance(event, DeltaEvent):
-        return json_data({"text": event.text}, "delta")
     return json_data(DoneOut.of(event).model_dump(), "done")
 
 
-async def _frames(events: AsyncIterator[ReplyEvent]) -> AsyncIterator[dict[str, str]]:
+async def _frames(events: AsyncIterator[ReplyEvent]) -> AsyncIterator[Frame]:
     async for event in events:
         yield event_frame(event)
 
@@ -48,7 +54,7 @@ async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
                 variant: str | None = Header(None, alias=VARIANT_HEADER),
                 timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
                                              description="deadline in seconds (capped by the server)"),
-                ) -> ReplyResponse | EventSourceResponse:
+                ) -> ReplyResponse | SSEResponse:
     check_lengths(body, services.settings.reply)
     observer = RequestObserver(ops.metrics, "reply")
     guard = ops.streams.open(timeout)

@@ -8,14 +8,13 @@ import httpx
 import pytest
 
 from serve.api.openai import stream_frames
-from serve.api.sse import terminated
+from serve.api.sse import DONE, terminated
 from serve.completions import ChoiceEvent
 from serve.errors import GenerationFailed
 from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.conftest import sse_json
 from tests.fakes import ScriptedFakeGenerator
 
-DONE = {"data": "[DONE]"}
 
 URL = "/v1/chat/completions"
 
@@ -216,9 +215,13 @@ async def test_stream_frames_handle_an_event_source_directly() -> None:
         return None
 
     frames = [f async for f in terminated(stream_frames(events(), "id", 0, "m", 1, True), nothing, trailer=DONE)]
-    assert frames[-1] == {"data": "[DONE]"}
-    assert '"finish_reason": "length"' in frames[-3]["data"] and "你好" in frames[1]["data"]
-    assert '"choices": []' in frames[-2]["data"] and '"total_tokens": 4' in frames[-2]["data"]
+    assert frames[-1] == b"data: [DONE]\n\n"
+    events_out, done = sse_json(b"".join(frames).decode())
+    assert done
+    assert events_out[-2]["choices"][0]["finish_reason"] == "length" and events_out[-2]["usage"] is None
+    assert events_out[-1]["choices"] == []
+    assert events_out[-1]["usage"] == {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    assert events_out[1]["choices"][0]["delta"] == {"content": "你好"}
 
 
 async def test_a_stream_closed_before_its_first_frame_still_aborts_and_frees_its_slot(fake_generator, client) -> None:
