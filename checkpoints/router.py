@@ -18,15 +18,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from checkpoints.fetch import install_dir
 from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import Example, load_jsonl, load_training_data, maybe_noisy, resolve
-from serve.evaluation.metrics import classification_report
+from checkpoints.router_metrics import summarize
+from checkpoints.staging import install_dir
 from serve.router.model import Calibration
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
 CODE_FILES = ("router.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
-              "router_lexical.py")
+              "router_lexical.py", "router_metrics.py")
 
 
 def build_hash(config: RouterBuildConfig) -> str:
@@ -274,18 +274,6 @@ def _report(model: Any, encoder: Any, examples: list[Example]) -> dict[str, Any]
     logits = _logits(model, encoder, [e.text for e in examples])
     pred = [INTENTS[i] for i in logits.argmax(axis=1)]
     return summarize(examples, pred)
-
-
-def summarize(examples: list[Example], pred: list[str]) -> dict[str, Any]:
-    """Accuracy and macro-F1 overall and per language."""
-    gold = [e.intent for e in examples]
-    overall = classification_report(gold, pred, INTENTS)
-    result: dict[str, Any] = {"n": overall.n, "accuracy": overall.accuracy, "macro_f1": overall.macro_f1}
-    for lang in sorted({e.lang for e in examples}):
-        idx = [i for i, e in enumerate(examples) if e.lang == lang]
-        part = classification_report([gold[i] for i in idx], [pred[i] for i in idx], INTENTS)
-        result[lang] = {"n": part.n, "accuracy": part.accuracy, "macro_f1": part.macro_f1}
-    return result
 
 
 def _fit_temperature(logits: Any, gold: list[int]) -> float:

@@ -12,6 +12,7 @@ import numpy as np
 
 from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import Example
+from checkpoints.router_metrics import summarize
 from serve.router.encoding import TextEncoder
 from serve.taxonomy import INTENTS
 
@@ -88,7 +89,6 @@ def _variant(path: Path, precision: str, reference: np.ndarray, encoder: TextEnc
 
 def evaluate_variant(path: Path, encoder: TextEncoder, calibration: Any, examples: list[Example]) -> dict[str, Any]:
     """Accuracy and macro-F1 of one ONNX file through the serving path (tokeniser, calibration, ensemble)."""
-    from checkpoints.router import summarize
     from serve.router.onnx import OnnxSession
 
     session = OnnxSession(path)
