@@ -132,7 +132,7 @@ def noisy_copy(ex: Example, rng: random.Random) -> Example:
             j = rng.randrange(len(words))
             words[j] = _typo(words[j], rng)
             text = " ".join(words)
-    return Example(text, ex.intent, ex.lang)
+    return Example(text, ex.intent, ex.lang, ex.source)
 
 
 def maybe_noisy(examples: list[Example], prob: float, rng: random.Random) -> list[Example]:
