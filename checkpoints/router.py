@@ -19,19 +19,21 @@ from pathlib import Path
 from typing import Any
 
 from checkpoints.router_config import RouterBuildConfig
-from checkpoints.router_data import Example, load_jsonl, load_training_data, maybe_noisy, resolve
+from checkpoints.router_data import Example, TrainingData, epoch_rows, load_jsonl, load_training_data, maybe_noisy, resolve
 from checkpoints.router_metrics import summarize
 from checkpoints.staging import install_dir
 from serve.router.model import Calibration
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
 CODE_FILES = ("router.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
-              "router_lexical.py", "router_metrics.py")
+              "router_lexical.py", "router_metrics.py", "router_report.py")
 
 
 def build_hash(config: RouterBuildConfig) -> str:
     digest = hashlib.sha256(config.model_dump_json().encode())
-    paths = [resolve(p) for p in config.data.train] + [resolve(s.path) for s in config.data.public]
+    paths = [resolve(p) for p in config.data.train]
+    for extra in config.data.extra_data:
+        paths += [resolve(extra.path)] + ([resolve(extra.label_map)] if extra.label_map else [])
     for path in paths:
         digest.update(str(path.name).encode())
         if path.is_file():
@@ -88,6 +90,7 @@ def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False
 def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dict[str, Any]:
     from checkpoints.router_export import evaluate_variant, export_variants
     from checkpoints.router_model import RouterModel, build_tokenizer, encoder_dir, load_encoder, save_torch
+    from checkpoints.router_report import data_notes, write_report
     from serve.router.encoding import TextEncoder
 
     seed = config.training.seed
@@ -95,8 +98,10 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     import torch
 
     torch.manual_seed(seed)
-    train, dev = load_training_data(config.data, seed)
-    log(f"data: {len(train)} training messages, {len(dev)} dev (own data only)")
+    data = load_training_data(config.data, seed)
+    train, dev = data.train, data.dev
+    log(f"data: {len(train)} training messages ({sum(data.weights):.0f} per epoch after weights), {len(dev)} dev, "
+        f"from {len(data.sources)} files")
 
     source = encoder_dir(config.encoder, cache_dir)
     tokenizer, vocab_size, added = build_tokenizer(source, config.encoder.add_cjk_vocab)
@@ -107,15 +112,15 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
 
     encoder = load_encoder(source, vocab_size)
     model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
-    _train(model, train_encoder, train, dev, config)
+    _train(model, train_encoder, data, config)
 
     eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
-    calibration, lexical_entry, weight_scores = _calibrate(model, eval_encoder, train, dev, config, staged)
+    calibration, lexical_entry, weight_scores = _calibrate(model, eval_encoder, data, config, staged)
+    thresholds = config.thresholds.model_dump()
     meta = {"num_labels": len(INTENTS), "pooling": config.encoder.pooling, "labels": list(INTENTS)}
     save_torch(model, staged / "pytorch", meta)
 
-    heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout and resolve(
-        config.data.heldout).is_file() else []
+    heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout else []
     variants = export_variants(model, staged, config)
     bert_only = Calibration(calibration.temperature)
     metrics: dict[str, Any] = {"torch_dev": _report(model, eval_encoder, dev), "lexical_weight_dev": weight_scores}
@@ -127,39 +132,44 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
             if lexical_entry:
                 metrics[f"{name}_bert_only_heldout"] = evaluate_variant(path, eval_encoder, bert_only, heldout)
     default = _choose_default(variants, metrics, config)
-    return {
+    manifest = {
         "format": 1,
         "name": config.name,
         "labels": list(INTENTS),
         "max_length": config.export.max_length,
         "temperature": calibration.temperature,
         "lexical": lexical_entry,
-        "thresholds": config.thresholds.model_dump(),
+        "thresholds": thresholds,
         "default_variant": default,
         "variants": variants,
         "build_hash": build_hash(config),
         "encoder": {"source": config.encoder.source, "vocab_size": vocab_size, "added_cjk": added,
                     "hidden_size": encoder.config.hidden_size, "layers": encoder.config.num_hidden_layers,
                     "heads": encoder.config.num_attention_heads},
-        "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout),
-                 "noise_prob": config.data.noise_prob},
+        "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout), "noise_prob": config.data.noise_prob,
+                 "dropped_as_in_heldout": data.dropped_heldout, "sources": data.sources,
+                 "metric_data": data_notes(config, data)},
         "metrics": metrics,
         "versions": _versions(),
     }
+    write_report(staged / "report.md", manifest)
+    return manifest
 
 
-def _calibrate(model: Any, encoder: Any, train: list[Example], dev: list[Example], config: RouterBuildConfig,
+def _calibrate(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig,
                staged: Path) -> tuple[Any, dict[str, Any] | None, dict[float, float]]:
     """Softmax temperature on dev, then the lexical head and its ensemble weight, also chosen on dev."""
     from checkpoints.router_lexical import choose_weight, train_lexical
     from serve.router.base import ensemble_scores
     from serve.router.model import Calibration
 
+    dev = data.dev
     gold = [INTENT_INDEX[e.intent] for e in dev]
     dev_logits = _logits(model, encoder, [e.text for e in dev])
     temperature = _fit_temperature(dev_logits, gold)
     log(f"calibrated softmax temperature on dev: {temperature:.2f}")
-    lexical = train_lexical(train, config.data.noise_prob, config.training.seed)
+    rows = epoch_rows(data.weights, random.Random(config.training.seed + 1))
+    lexical = train_lexical([data.train[i] for i in rows], config.data.noise_prob, config.training.seed)
     lexical_dev = lexical.logits([e.text for e in dev])
     weight, scores = choose_weight(dev_logits, temperature, lexical_dev, dev)
     log("lexical head, dev macro-F1 (mean over languages) by weight: "
@@ -189,7 +199,7 @@ def _choose_default(variants: dict[str, Any], metrics: dict[str, Any], config: R
     return "int8"
 
 
-def _train(model: Any, encoder: Any, train: list[Example], dev: list[Example], config: RouterBuildConfig) -> None:
+def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig) -> None:
     import torch
     from tqdm import tqdm
 
@@ -205,8 +215,9 @@ def _train(model: Any, encoder: Any, train: list[Example], dev: list[Example], c
         weight_decay=cfg.weight_decay,
         fused=True,
     )
+    train, dev = data.train, data.dev
     lengths = encoder.encode_lengths([r.text for r in train])
-    total = len(length_bucketed_batches(lengths, cfg.batch_size, random.Random(0))) * cfg.epochs
+    total = int(sum(data.weights) / cfg.batch_size + 1) * cfg.epochs
     warmup = max(1, int(total * cfg.warmup_ratio))
 
     def schedule(step: int) -> float:
@@ -218,7 +229,9 @@ def _train(model: Any, encoder: Any, train: list[Example], dev: list[Example], c
     best_f1, best_state = -1.0, None
     for epoch in range(cfg.epochs):
         model.train()
-        batches = length_bucketed_batches(lengths, cfg.batch_size, rng)
+        picked = epoch_rows(data.weights, rng)  # sampling weights: this epoch's rows (repeats allowed)
+        batches = [[picked[j] for j in b] for b in
+                   length_bucketed_batches([lengths[i] for i in picked], cfg.batch_size, rng)]
         view = maybe_noisy(train, config.data.noise_prob, rng)
         bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.epochs}", file=sys.stderr, mininterval=2.0)
         for rows_idx in bar:

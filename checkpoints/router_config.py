@@ -21,18 +21,45 @@ class EncoderConfig(_Strict):
     add_cjk_vocab: bool = True
 
 
-class PublicSource(_Strict):
-    path: str  # relative to the repository root, or absolute
-    max_per_intent: int = Field(50, ge=1)
-    max_out_of_scope: int = Field(200, ge=0)
+class ExtraData(_Strict):
+    """A labelled JSONL file added to the team's data: an operator's own logs, or a public set."""
+
+    path: str  # relative to the repository root, or absolute; resolved at build time
+    name: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="in reports; default: file stem")
+    label_field: str = Field("intent", description="`intent` (our labels) or a foreign label field")
+    label_map: str | None = Field(None, description="CSV mapping the foreign labels onto the intents")
+    dataset: str | None = Field(None, description="use only these rows of the label map's dataset column")
+    lang: Literal["en", "zh"] | None = Field(None, description="default: the row's lang, else detected")
+    weight: float = Field(1.0, gt=0, le=10, description="expected times each row is seen per epoch (0.5: half)")
+    max_per_intent: int | None = Field(None, ge=1, description="cap per intent after de-duplication")
+    dev_fraction: float | None = Field(None, ge=0, lt=0.5, description="held back as dev; default data.dev_fraction")
+
+    @model_validator(mode="after")
+    def _mapping(self) -> ExtraData:
+        if self.label_field != "intent" and not self.label_map:
+            raise ValueError(f"label_field {self.label_field!r} needs a label_map CSV")
+        if self.dataset and not self.label_map:
+            raise ValueError("dataset selects rows of a label_map; give label_map too")
+        return self
+
+    @property
+    def display_name(self) -> str:
+        return self.name or Path(self.path).stem
 
 
 class DataConfig(_Strict):
     train: list[str] = ["data/intents/en.jsonl", "data/intents/zh.jsonl"]
     heldout: str | None = "data/intents/heldout.jsonl"
     dev_fraction: float = Field(0.1, gt=0, lt=0.5)
-    public: list[PublicSource] = []
+    extra_data: list[ExtraData] = []
     noise_prob: float = Field(0.3, ge=0, le=1, description="chance a message is seen as a noisy variant per epoch")
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> DataConfig:
+        names = [e.display_name for e in self.extra_data]
+        if len(names) != len(set(names)):
+            raise ValueError(f"extra_data names must be unique (got {names}); set `name:`")
+        return self
 
 
 class TrainingConfig(_Strict):
