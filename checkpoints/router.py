@@ -26,7 +26,7 @@ from serve.router.model import Calibration
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
 CODE_FILES = ("router.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
-              "router_lexical.py", "router_metrics.py", "router_report.py")
+              "router_lexical.py", "router_metrics.py", "router_decision.py", "router_report.py")
 
 
 def build_hash(config: RouterBuildConfig) -> str:
@@ -116,13 +116,13 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
 
     eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
     calibration, lexical_entry, weight_scores = _calibrate(model, eval_encoder, data, config, staged)
-    thresholds = config.thresholds.model_dump()
+    calibration, oos_entry, thresholds = _tune_decision(model, eval_encoder, calibration, dev, config)
     meta = {"num_labels": len(INTENTS), "pooling": config.encoder.pooling, "labels": list(INTENTS)}
     save_torch(model, staged / "pytorch", meta)
 
     heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout else []
     variants = export_variants(model, staged, config)
-    bert_only = Calibration(calibration.temperature)
+    bert_only = Calibration(calibration.temperature, oos_index=calibration.oos_index, oos_bias=calibration.oos_bias)
     metrics: dict[str, Any] = {"torch_dev": _report(model, eval_encoder, dev), "lexical_weight_dev": weight_scores}
     for name, info in variants.items():
         path = staged / info["file"]
@@ -139,6 +139,7 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
         "max_length": config.export.max_length,
         "temperature": calibration.temperature,
         "lexical": lexical_entry,
+        "out_of_scope": oos_entry,
         "thresholds": thresholds,
         "default_variant": default,
         "variants": variants,
@@ -154,6 +155,39 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     }
     write_report(staged / "report.md", manifest)
     return manifest
+
+
+def _tune_decision(model: Any, encoder: Any, calibration: Any, dev: list[Example], config: RouterBuildConfig
+                   ) -> tuple[Any, dict[str, Any] | None, dict[str, Any]]:
+    """The out-of-scope bias, then the uncertain thresholds, both on dev (checkpoints/router_decision.py)."""
+    import dataclasses
+
+    from checkpoints.router_decision import OOS, choose_oos_bias, choose_thresholds
+    from serve.router.base import softmax
+    from serve.router.model import with_oos_bias
+
+    texts = [e.text for e in dev]
+    scores = calibration.scores(_logits(model, encoder, texts), texts)
+    oos_entry = None
+    target = config.out_of_scope.target_recall
+    if target is not None and any(e.intent == "out_of_scope" for e in dev):
+        bias, oos_entry = choose_oos_bias(scores, dev, target)
+        d, before = oos_entry["dev"], oos_entry["dev_without_bias"] or {}
+        log(f"out-of-scope bias {bias:+.2f} on dev ({oos_entry['dev_n_oos']} OOS): recall "
+            f"{before.get('oos_recall', 0):.3f} -> {d['oos_recall']:.3f}, precision {before.get('oos_precision', 0):.3f}"
+            f" -> {d['oos_precision']:.3f}, macro-F1 {before.get('macro_f1', 0):.4f} -> {d['macro_f1']:.4f}")
+        calibration = dataclasses.replace(calibration, oos_index=OOS, oos_bias=bias)
+    elif target is not None:
+        log("out-of-scope bias: the dev split has no out_of_scope messages; no bias")
+    thresholds: dict[str, Any] = config.thresholds.model_dump(include={"min_confidence", "min_margin"})
+    if config.thresholds.tune:
+        probs = softmax(with_oos_bias(scores, calibration.oos_index, calibration.oos_bias))
+        chosen, info = choose_thresholds(probs, dev, config.thresholds.max_uncertain_rate,
+                                         config.thresholds.uncertain_cost)
+        log(f"uncertain thresholds on dev: confidence {chosen['min_confidence']:.2f}, margin {chosen['min_margin']:.2f}"
+            f" (uncertain {info['dev_uncertain_rate']:.3f}, confident-wrong {info['dev_confident_wrong_rate']:.3f})")
+        thresholds = {**chosen, "tuned_on_dev": info}
+    return calibration, oos_entry, thresholds
 
 
 def _calibrate(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig,

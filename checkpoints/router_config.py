@@ -90,8 +90,17 @@ class ExportConfig(_Strict):
 
 
 class Thresholds(_Strict):
+    # Used as given when `tune` is false; with `tune`, the build picks them on dev (checkpoints/router_decision.py).
     min_confidence: float = Field(0.5, ge=0, le=1)
     min_margin: float = Field(0.1, ge=0, le=1)
+    tune: bool = False
+    max_uncertain_rate: float = Field(0.08, ge=0, le=1, description="cap on the dev uncertain rate when tuning")
+    uncertain_cost: float = Field(0.5, gt=0, le=1, description="a clarifying question's cost vs a wrong reply")
+
+
+class OutOfScopeConfig(_Strict):
+    # A bias on the out_of_scope score, chosen on dev to reach this out-of-scope recall (0 = no bias).
+    target_recall: float | None = Field(0.95, gt=0, le=1)
 
 
 class ShapeRange(_Strict):
@@ -125,6 +134,7 @@ class RouterBuildConfig(_Strict):
     training: TrainingConfig = TrainingConfig()
     export: ExportConfig = ExportConfig()
     thresholds: Thresholds = Thresholds()
+    out_of_scope: OutOfScopeConfig = OutOfScopeConfig()
     tensorrt: TensorRTConfig = TensorRTConfig()
 
     @model_validator(mode="after")

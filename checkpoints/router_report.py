@@ -45,6 +45,12 @@ def write_report(path: Path, manifest: dict[str, Any]) -> None:
         lines.append(_row(name, m))
         for source, part in (m.get("by_source") or {}).items():
             lines.append(_row(f"{name} / {source}", part))
+    oos = manifest.get("out_of_scope")
+    if oos:
+        d = oos["dev"]
+        lines += ["", "## Out of scope (chosen on dev)", "",
+                  f"bias {oos['bias']:+.2f} for target recall {oos['target_recall']}: dev recall {d['oos_recall']:.3f}, "
+                  f"precision {d['oos_precision']:.3f}, macro-F1 {d['macro_f1']:.4f} ({oos['dev_n_oos']} OOS messages)"]
     th = manifest["thresholds"]
     lines += ["", "## Uncertain thresholds", "", f"min_confidence {th['min_confidence']}, min_margin {th['min_margin']}"]
     if "tuned_on_dev" in th:
