@@ -73,7 +73,7 @@ class TrainingConfig(_Strict):
     warmup_ratio: float = Field(0.06, ge=0, lt=1)
     label_smoothing: float = Field(0.05, ge=0, lt=0.5)
     seed: int = 13
-    threads: int | None = None
+    threads: int | None = Field(None, ge=1, description="default: the cores not busy with other work (at least 1)")
     bf16: bool = Field(True, description="bfloat16 autocast on CPU (about 1.4x faster here; fp32 master weights)")
 
 

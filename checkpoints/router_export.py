@@ -91,7 +91,7 @@ def evaluate_variant(path: Path, encoder: TextEncoder, calibration: Any, example
     """Accuracy and macro-F1 of one ONNX file through the serving path (tokeniser, calibration, ensemble)."""
     from serve.router.onnx import OnnxSession
 
-    session = OnnxSession(path)
+    session = OnnxSession(path, torch_threads())
     preds: list[str] = []
     for i in range(0, len(examples), 64):
         texts = [e.text for e in examples[i : i + 64]]
@@ -99,3 +99,10 @@ def evaluate_variant(path: Path, encoder: TextEncoder, calibration: Any, example
         probs = calibration.probabilities(session.logits(batch.input_ids, batch.attention_mask), texts)
         preds.extend(INTENTS[j] for j in probs.argmax(axis=1))
     return summarize(examples, preds)
+
+
+def torch_threads() -> int:
+    """The build's thread count (set once from the load, checkpoints/router.py) for ONNX Runtime as well."""
+    import torch
+
+    return torch.get_num_threads()
