@@ -137,16 +137,19 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     save_torch(model, staged / "pytorch", meta)
 
     heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout else []
+    analysis = {Path(p).stem: load_jsonl(resolve(p)) for p in config.data.analysis}
     variants = export_variants(model, staged, config)
     bert_only = Calibration(calibration.temperature, oos_index=calibration.oos_index, oos_bias=calibration.oos_bias)
     metrics: dict[str, Any] = {"torch_dev": _report(model, eval_encoder, dev), "lexical_weight_dev": weight_scores}
     for name, info in variants.items():
         path = staged / info["file"]
-        metrics[f"{name}_dev"] = evaluate_variant(path, eval_encoder, calibration, dev)
+        metrics[f"{name}_dev"] = evaluate_variant(path, eval_encoder, calibration, dev, thresholds)
         if heldout:
-            metrics[f"{name}_heldout"] = evaluate_variant(path, eval_encoder, calibration, heldout)
+            metrics[f"{name}_heldout"] = evaluate_variant(path, eval_encoder, calibration, heldout, thresholds)
             if lexical_entry:
                 metrics[f"{name}_bert_only_heldout"] = evaluate_variant(path, eval_encoder, bert_only, heldout)
+        for stem, rows in analysis.items():
+            metrics[f"{name}_{stem}"] = evaluate_variant(path, eval_encoder, calibration, rows, thresholds)
     default = _choose_default(variants, metrics, config)
     manifest = {
         "format": 1,
@@ -163,7 +166,8 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
         "encoder": {"source": config.encoder.source, "vocab_size": vocab_size, "added_cjk": added,
                     "hidden_size": encoder.config.hidden_size, "layers": encoder.config.num_hidden_layers,
                     "heads": encoder.config.num_attention_heads},
-        "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout), "noise_prob": config.data.noise_prob,
+        "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout),
+                 "analysis": {k: len(v) for k, v in analysis.items()}, "noise_prob": config.data.noise_prob,
                  "dropped_as_in_heldout": data.dropped_heldout, "sources": data.sources,
                  "metric_data": data_notes(config, data)},
         "metrics": metrics,

@@ -50,6 +50,9 @@ class ExtraData(_Strict):
 class DataConfig(_Strict):
     train: list[str] = ["data/intents/en.jsonl", "data/intents/zh.jsonl"]
     heldout: str | None = "data/intents/heldout.jsonl"
+    # More evaluation-only files (e.g. real-style analysis sets): measured by the build, never trained or
+    # tuned on; like held-out lines, training lines equal to theirs are dropped.
+    analysis: list[str] = []
     dev_fraction: float = Field(0.1, gt=0, lt=0.5)
     extra_data: list[ExtraData] = []
     noise_prob: float = Field(0.3, ge=0, le=1, description="chance a message is seen as a noisy variant per epoch")

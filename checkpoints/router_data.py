@@ -46,7 +46,9 @@ class DataError(ValueError):
 
 
 def text_key(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.lower())
+    """Case, spaces and punctuation ignored; a message of symbols alone ("???", "👍👍") is its own key, not ""
+    (otherwise every emoji-only message would count as a duplicate of every other)."""
+    return re.sub(r"[\W_]+", "", text.lower()) or re.sub(r"\s+", "", text)
 
 
 @dataclass
@@ -99,7 +101,8 @@ def load_training_data(config: DataConfig, seed: int) -> TrainingData:
     Messages that repeat across files are kept once, and any message that also appears in the held-out
     file is dropped (decontamination: the held-out score must not measure memorisation). A file the config
     names but that is missing is an error, not a silent skip: a build must not quietly change its data."""
-    heldout = {text_key(e.text) for e in load_jsonl(_require(config.heldout, "heldout file"))} if config.heldout else set()
+    held_files = ([config.heldout] if config.heldout else []) + config.analysis
+    heldout = {text_key(e.text) for path in held_files for e in load_jsonl(_require(path, "evaluation file"))}
     seen: set[str] = set()
     dropped = 0
 
@@ -137,7 +140,8 @@ def load_training_data(config: DataConfig, seed: int) -> TrainingData:
                              "label_map": source.label_map, "label_field": source.label_field})
     data.dropped_heldout = dropped
     if dropped:
-        print(f"router data: {dropped} training messages also in the held-out set were dropped", file=sys.stderr)
+        print(f"router data: {dropped} training messages also in the held-out/analysis sets were dropped",
+              file=sys.stderr)
     return data
 
 

@@ -19,12 +19,15 @@ def data_notes(config: RouterBuildConfig, data: TrainingData) -> dict[str, str]:
     if config.data.heldout:
         notes["heldout"] = (f"{config.data.heldout}: written apart from the training files, never trained or tuned "
                             "on (training lines equal to a held-out line are dropped)")
+    for path in config.data.analysis:
+        notes[Path(path).stem] = f"{path}: an analysis set, evaluation only (training lines equal to its lines are dropped)"
     return notes
 
 
 def _row(name: str, m: dict[str, Any]) -> str:
     langs = " ".join(f"{k} {100 * v['macro_f1']:.1f}" for k, v in m.items() if isinstance(v, dict) and k in ("en", "zh"))
-    return f"| {name} | {m['n']} | {100 * m['accuracy']:.1f} | {100 * m['macro_f1']:.1f} | {langs} |"
+    uncertain = f"{100 * m['uncertain_rate']:.1f}" if "uncertain_rate" in m else ""
+    return f"| {name} | {m['n']} | {100 * m['accuracy']:.1f} | {100 * m['macro_f1']:.1f} | {langs} | {uncertain} |"
 
 
 def write_report(path: Path, manifest: dict[str, Any]) -> None:
@@ -38,7 +41,7 @@ def write_report(path: Path, manifest: dict[str, Any]) -> None:
               "## Metrics", ""]
     for split, note in data["metric_data"].items():
         lines.append(f"- `*_{split}`: {note}")
-    lines += ["", "| metric | n | accuracy | macro-F1 | per language macro-F1 |", "|---|---|---|---|---|"]
+    lines += ["", "| metric | n | accuracy | macro-F1 | per language macro-F1 | uncertain |", "|---|---|---|---|---|---|"]
     for name, m in manifest["metrics"].items():
         if not isinstance(m, dict) or "accuracy" not in m:
             continue
