@@ -6,11 +6,18 @@ machine's speed drifts. Also: model-only time (logits call alone), batch-32 thro
 the held-out set for each backend, with deltas against FP32.
 
     python bench/router.py [--runs 300] [--rounds 3] [--json out.json]
+    python bench/router.py --batching [--seconds 5] [--clients 32]   # adaptive vs fixed micro-batch window
+
+--batching: the default model (ONNX, the build's default file) behind the micro-batcher, fixed window
+(`max_wait_ms` after the first text, the old behaviour) against the adaptive one, same `max_wait_ms`:
+p50/p99 latency at low load (one request at a time, a pause between them) and throughput at high load
+(`--clients` callers submitting back to back for `--seconds`).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import sys
@@ -23,6 +30,7 @@ from serve.config import Settings  # noqa: E402
 from serve.evaluation.datasets import load_intent_jsonl  # noqa: E402
 from serve.evaluation.metrics import classification_report, percentile  # noqa: E402
 from serve.evaluation.router_eval import make_backend  # noqa: E402
+from serve.router.batching import MicroBatcher  # noqa: E402
 from serve.taxonomy import INTENTS  # noqa: E402
 
 QUERIES = {
@@ -43,13 +51,93 @@ def time_calls(fn, runs: int) -> list[float]:
     return out
 
 
+async def _low_load(batcher: MicroBatcher, texts: list[str], pause_s: float) -> list[float]:
+    times = []
+    for text in texts:
+        started = time.perf_counter()
+        await batcher.submit([text])
+        times.append((time.perf_counter() - started) * 1000)
+        await asyncio.sleep(pause_s)
+    return times
+
+
+async def _high_load(batcher: MicroBatcher, texts: list[str], clients: int, seconds: float) -> tuple[float, float]:
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def client(offset: int) -> None:
+        nonlocal done
+        i = offset
+        while time.perf_counter() < stop:
+            await batcher.submit([texts[i % len(texts)]])
+            done += 1
+            i += clients
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client(c) for c in range(clients)))
+    elapsed = time.perf_counter() - started
+    return done / elapsed, done / max(1, batcher.batches_run)
+
+
+def bench_batching(args: argparse.Namespace) -> int:
+    settings = Settings()
+    router = make_backend("onnx", settings)
+    examples = load_intent_jsonl(args.heldout) if args.heldout.is_file() else []
+    texts = [e.text for e in examples] or list(QUERIES.values())
+    wait_ms = settings.router.max_wait_ms
+    result: dict = {"backend": router.name, "max_wait_ms": wait_ms, "max_batch_size": settings.router.max_batch_size}
+    print(f"{router.name}, max_wait_ms {wait_ms}, max_batch_size {settings.router.max_batch_size}, "
+          f"{args.clients} clients for {args.seconds} s at high load", file=sys.stderr)
+    rows = {}
+    for rnd in range(2):  # interleaved twice: this machine's speed drifts
+        for adaptive in ((False, True) if rnd == 0 else (True, False)):
+            async def run() -> tuple[list[float], float, float]:
+                low_b = MicroBatcher(router.score, settings.router.max_batch_size, wait_ms, adaptive=adaptive)
+                for text in texts[:10]:
+                    await low_b.submit([text])
+                low = await _low_load(low_b, texts[10:110], 0.005)
+                await low_b.aclose()
+                high_b = MicroBatcher(router.score, settings.router.max_batch_size, wait_ms, adaptive=adaptive)
+                rate, per_batch = await _high_load(high_b, texts, args.clients, args.seconds)
+                await high_b.aclose()
+                return low, rate, per_batch
+
+            low, rate, per_batch = asyncio.run(run())
+            row = rows.setdefault("adaptive" if adaptive else "fixed", {"low": [], "rate": [], "per_batch": []})
+            row["low"] += low
+            row["rate"].append(rate)
+            row["per_batch"].append(per_batch)
+    print(f"{'window':10}{'low-load p50 ms':>17}{'p99 ms':>9}{'high-load msg/s':>17}{'msgs/batch':>12}")
+    for name, row in rows.items():
+        summary = {"low_load_p50_ms": percentile(row["low"], 0.5), "low_load_p99_ms": percentile(row["low"], 0.99),
+                   "high_load_msgs_per_s": statistics.mean(row["rate"]),
+                   "high_load_msgs_per_batch": statistics.mean(row["per_batch"])}
+        result[name] = summary
+        print(f"{name:10}{summary['low_load_p50_ms']:17.2f}{summary['low_load_p99_ms']:9.2f}"
+              f"{summary['high_load_msgs_per_s']:17.0f}{summary['high_load_msgs_per_batch']:12.1f}")
+    fixed, adaptive = result["fixed"], result["adaptive"]
+    result["low_load_p50_ratio_fixed_over_adaptive"] = fixed["low_load_p50_ms"] / adaptive["low_load_p50_ms"]
+    result["high_load_throughput_ratio_adaptive_over_fixed"] = (adaptive["high_load_msgs_per_s"]
+                                                                / fixed["high_load_msgs_per_s"])
+    print(f"low-load p50: fixed / adaptive = {result['low_load_p50_ratio_fixed_over_adaptive']:.2f}x; high-load "
+          f"throughput: adaptive / fixed = {result['high_load_throughput_ratio_adaptive_over_fixed']:.2f}x")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--heldout", type=Path, default=REPO / "data/intents/heldout.jsonl")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--batching", action="store_true", help="adaptive vs fixed micro-batch window only")
+    parser.add_argument("--seconds", type=float, default=5.0, help="--batching: high-load duration per window")
+    parser.add_argument("--clients", type=int, default=32, help="--batching: concurrent callers at high load")
     args = parser.parse_args()
+    if args.batching:
+        return bench_batching(args)
 
     settings = Settings()
     routers = {name: make_backend(name, settings) for name in BACKENDS}

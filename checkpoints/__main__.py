@@ -37,13 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build-router":
         from checkpoints.router import build_router
         from checkpoints.router_config import ConfigError, load_router_config
+        from checkpoints.router_data import DataError
 
         try:
             config = load_router_config(args.config)
-        except ConfigError as exc:
+            build_router(config, cache, force=args.force)
+        except (ConfigError, DataError) as exc:
             print(exc, file=sys.stderr)
             return 2
-        build_router(config, cache, force=args.force)
     if args.command == "build-router-trt":
         return _build_router_trt(args.config, cache)
     if args.command == "build-llm":

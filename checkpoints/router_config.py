@@ -21,18 +21,48 @@ class EncoderConfig(_Strict):
     add_cjk_vocab: bool = True
 
 
-class PublicSource(_Strict):
-    path: str  # relative to the repository root, or absolute
-    max_per_intent: int = Field(50, ge=1)
-    max_out_of_scope: int = Field(200, ge=0)
+class ExtraData(_Strict):
+    """A labelled JSONL file added to the team's data: an operator's own logs, or a public set."""
+
+    path: str  # relative to the repository root, or absolute; resolved at build time
+    name: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="in reports; default: file stem")
+    label_field: str = Field("intent", description="`intent` (our labels) or a foreign label field")
+    label_map: str | None = Field(None, description="CSV mapping the foreign labels onto the intents")
+    dataset: str | None = Field(None, description="use only these rows of the label map's dataset column")
+    lang: Literal["en", "zh"] | None = Field(None, description="default: the row's lang, else detected")
+    weight: float = Field(1.0, gt=0, le=10, description="expected times each row is seen per epoch (0.5: half)")
+    max_per_intent: int | None = Field(None, ge=1, description="cap per intent after de-duplication")
+    dev_fraction: float | None = Field(None, ge=0, lt=0.5, description="held back as dev; default data.dev_fraction")
+
+    @model_validator(mode="after")
+    def _mapping(self) -> ExtraData:
+        if self.label_field != "intent" and not self.label_map:
+            raise ValueError(f"label_field {self.label_field!r} needs a label_map CSV")
+        if self.dataset and not self.label_map:
+            raise ValueError("dataset selects rows of a label_map; give label_map too")
+        return self
+
+    @property
+    def display_name(self) -> str:
+        return self.name or Path(self.path).stem
 
 
 class DataConfig(_Strict):
     train: list[str] = ["data/intents/en.jsonl", "data/intents/zh.jsonl"]
     heldout: str | None = "data/intents/heldout.jsonl"
+    # More evaluation-only files (e.g. real-style analysis sets): measured by the build, never trained or
+    # tuned on; like held-out lines, training lines equal to theirs are dropped.
+    analysis: list[str] = []
     dev_fraction: float = Field(0.1, gt=0, lt=0.5)
-    public: list[PublicSource] = []
+    extra_data: list[ExtraData] = []
     noise_prob: float = Field(0.3, ge=0, le=1, description="chance a message is seen as a noisy variant per epoch")
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> DataConfig:
+        names = [e.display_name for e in self.extra_data]
+        if len(names) != len(set(names)):
+            raise ValueError(f"extra_data names must be unique (got {names}); set `name:`")
+        return self
 
 
 class TrainingConfig(_Strict):
@@ -46,7 +76,7 @@ class TrainingConfig(_Strict):
     warmup_ratio: float = Field(0.06, ge=0, lt=1)
     label_smoothing: float = Field(0.05, ge=0, lt=0.5)
     seed: int = 13
-    threads: int | None = None
+    threads: int | None = Field(None, ge=1, description="default: the cores not busy with other work (at least 1)")
     bf16: bool = Field(True, description="bfloat16 autocast on CPU (about 1.4x faster here; fp32 master weights)")
 
 
@@ -63,8 +93,17 @@ class ExportConfig(_Strict):
 
 
 class Thresholds(_Strict):
+    # Used as given when `tune` is false; with `tune`, the build picks them on dev (checkpoints/router_decision.py).
     min_confidence: float = Field(0.5, ge=0, le=1)
     min_margin: float = Field(0.1, ge=0, le=1)
+    tune: bool = False
+    max_uncertain_rate: float = Field(0.08, ge=0, le=1, description="cap on the dev uncertain rate when tuning")
+    uncertain_cost: float = Field(0.5, gt=0, le=1, description="a clarifying question's cost vs a wrong reply")
+
+
+class OutOfScopeConfig(_Strict):
+    # A bias on the out_of_scope score, chosen on dev to reach this out-of-scope recall (0 = no bias).
+    target_recall: float | None = Field(0.95, gt=0, le=1)
 
 
 class ShapeRange(_Strict):
@@ -108,6 +147,7 @@ class RouterBuildConfig(_Strict):
     training: TrainingConfig = TrainingConfig()
     export: ExportConfig = ExportConfig()
     thresholds: Thresholds = Thresholds()
+    out_of_scope: OutOfScopeConfig = OutOfScopeConfig()
     tensorrt: TensorRTConfig = TensorRTConfig()
 
     @model_validator(mode="after")

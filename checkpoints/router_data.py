@@ -1,4 +1,5 @@
-"""Router training data: the project's own messages, optional public sets, splits and noise augmentation."""
+"""Router training data: the team's messages, extra labelled files (`extra_data`), splits, per-epoch sampling
+weights and noise augmentation."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import random
 import re
 import sys
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from checkpoints.router_config import DataConfig, PublicSource
+from checkpoints.router_config import DataConfig, ExtraData
 from serve.evaluation.datasets import Example, load_intent_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,39 +41,68 @@ def split_train_dev(examples: list[Example], dev_fraction: float, seed: int) -> 
     return train, dev
 
 
-def sample_public(source: PublicSource, seed: int) -> list[Example]:
-    path = resolve(source.path)
-    if not path.is_file():
-        print(f"router data: optional public set {path} not found; skipped", file=sys.stderr)
-        return []
-    by_intent: dict[str, list[Example]] = defaultdict(list)
-    seen: set[str] = set()
-    for ex in load_jsonl(path):
-        key = re.sub(r"\W+", " ", ex.text.lower()).strip()
-        if key not in seen:  # the template-generated sets repeat themselves
-            seen.add(key)
-            by_intent[ex.intent].append(ex)
-    rng = random.Random(seed)
-    picked = []
-    for intent in sorted(by_intent):
-        items = by_intent[intent]
-        rng.shuffle(items)
-        cap = source.max_out_of_scope if intent == "out_of_scope" else source.max_per_intent
-        picked.extend(items[:cap])
-    return picked
+class DataError(ValueError):
+    """A data file named by the build config is missing or malformed; one line says which and why."""
 
 
 def text_key(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.lower())
+    """Case, spaces and punctuation ignored; a message of symbols alone ("???", "👍👍") is its own key, not ""
+    (otherwise every emoji-only message would count as a duplicate of every other)."""
+    return re.sub(r"[\W_]+", "", text.lower()) or re.sub(r"\s+", "", text)
 
 
-def load_training_data(config: DataConfig, seed: int) -> tuple[list[Example], list[Example]]:
-    """(train, dev): dev comes from the project's own data only; public sets only ever train.
+@dataclass
+class TrainingData:
+    train: list[Example]
+    weights: list[float]  # per training row: expected times it is seen per epoch
+    dev: list[Example]
+    sources: list[dict[str, Any]] = field(default_factory=list)  # what each source contributed (build report)
+    dropped_heldout: int = 0
+
+
+def _require(path: str, what: str) -> Path:
+    resolved = resolve(path)
+    if not resolved.is_file():
+        raise DataError(f"router data: {what} {path!r} not found (resolved to {resolved})")
+    return resolved
+
+
+def load_extra(source: ExtraData) -> list[Example]:
+    """One extra_data file's rows as Examples (labels mapped when the config says so), tagged with its name."""
+    path = _require(source.path, f"extra_data {source.display_name}:")
+    name = source.display_name
+    try:
+        if source.label_map:
+            from serve.evaluation.label_mapping import load_label_mapping, load_mapped_jsonl
+
+            mapping = load_label_mapping(_require(source.label_map, f"extra_data {name}: label_map"), source.dataset)
+            rows = load_mapped_jsonl(path, mapping, source.label_field, source.lang, name)
+        else:
+            rows = [Example(e.text, e.intent, source.lang or e.lang, name) for e in load_jsonl(path)]
+    except ValueError as exc:
+        raise DataError(f"router data: extra_data {name}: {exc}") from exc
+    if source.max_per_intent is None:
+        return rows
+    by_intent: dict[str, list[Example]] = defaultdict(list)
+    for ex in rows:
+        by_intent[ex.intent].append(ex)
+    rng = random.Random(f"cap:{name}")
+    capped = []
+    for intent in sorted(by_intent):
+        items = by_intent[intent]
+        rng.shuffle(items)
+        capped.extend(items[: source.max_per_intent])
+    return capped
+
+
+def load_training_data(config: DataConfig, seed: int) -> TrainingData:
+    """Train and dev from the team's files plus any `extra_data`, each split stratified by (intent, lang).
 
     Messages that repeat across files are kept once, and any message that also appears in the held-out
-    file is dropped from training (decontamination: the held-out score must not measure memorisation)."""
-    heldout = {text_key(e.text) for e in load_jsonl(resolve(config.heldout))} if config.heldout and resolve(
-        config.heldout).is_file() else set()
+    file is dropped (decontamination: the held-out score must not measure memorisation). A file the config
+    names but that is missing is an error, not a silent skip: a build must not quietly change its data."""
+    held_files = ([config.heldout] if config.heldout else []) + config.analysis
+    heldout = {text_key(e.text) for path in held_files for e in load_jsonl(_require(path, "evaluation file"))}
     seen: set[str] = set()
     dropped = 0
 
@@ -86,15 +118,40 @@ def load_training_data(config: DataConfig, seed: int) -> tuple[list[Example], li
             kept.append(ex)
         return kept
 
-    own: list[Example] = []
+    data = TrainingData([], [], [])
     for path in config.train:
-        own.extend(fresh(load_jsonl(resolve(path))))
-    train, dev = split_train_dev(own, config.dev_fraction, seed)
-    for source in config.public:
-        train.extend(fresh(sample_public(source, seed)))
+        rows = [Example(e.text, e.intent, e.lang, Path(path).stem)
+                for e in fresh(load_jsonl(_require(path, "training file")))]
+        train, dev = split_train_dev(rows, config.dev_fraction, seed)
+        data.train += train
+        data.weights += [1.0] * len(train)
+        data.dev += dev
+        data.sources.append({"name": Path(path).stem, "path": path, "kind": "team", "rows": len(rows),
+                             "train": len(train), "dev": len(dev), "weight": 1.0})
+    for source in config.extra_data:
+        rows = fresh(load_extra(source))
+        fraction = config.dev_fraction if source.dev_fraction is None else source.dev_fraction
+        train, dev = split_train_dev(rows, fraction, seed) if fraction > 0 else (rows, [])
+        data.train += train
+        data.weights += [source.weight] * len(train)
+        data.dev += dev
+        data.sources.append({"name": source.display_name, "path": source.path, "kind": "extra", "rows": len(rows),
+                             "train": len(train), "dev": len(dev), "weight": source.weight,
+                             "label_map": source.label_map, "label_field": source.label_field})
+    data.dropped_heldout = dropped
     if dropped:
-        print(f"router data: {dropped} training messages also in the held-out set were dropped", file=sys.stderr)
-    return train, dev
+        print(f"router data: {dropped} training messages also in the held-out/analysis sets were dropped",
+              file=sys.stderr)
+    return data
+
+
+def epoch_rows(weights: list[float], rng: random.Random) -> list[int]:
+    """Row indices for one epoch: each row floor(w) times, plus once more with probability frac(w)."""
+    rows: list[int] = []
+    for i, w in enumerate(weights):
+        whole = int(w)
+        rows.extend([i] * (whole + (rng.random() < w - whole)))
+    return rows
 
 
 # ----------------------------------------------------------------------------------------- augmentation
@@ -132,7 +189,7 @@ def noisy_copy(ex: Example, rng: random.Random) -> Example:
             j = rng.randrange(len(words))
             words[j] = _typo(words[j], rng)
             text = " ".join(words)
-    return Example(text, ex.intent, ex.lang)
+    return Example(text, ex.intent, ex.lang, ex.source)
 
 
 def maybe_noisy(examples: list[Example], prob: float, rng: random.Random) -> list[Example]:

@@ -12,6 +12,7 @@ import numpy as np
 
 from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import Example
+from checkpoints.router_metrics import summarize
 from serve.router.encoding import TextEncoder
 from serve.taxonomy import INTENTS
 
@@ -86,16 +87,31 @@ def _variant(path: Path, precision: str, reference: np.ndarray, encoder: TextEnc
             "max_abs_logit_diff_vs_torch": diff, **extra}
 
 
-def evaluate_variant(path: Path, encoder: TextEncoder, calibration: Any, examples: list[Example]) -> dict[str, Any]:
-    """Accuracy and macro-F1 of one ONNX file through the serving path (tokeniser, calibration, ensemble)."""
-    from checkpoints.router import summarize
+def evaluate_variant(path: Path, encoder: TextEncoder, calibration: Any, examples: list[Example],
+                     thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Accuracy and macro-F1 of one ONNX file through the serving path (tokeniser, calibration, ensemble);
+    with `thresholds`, also the uncertain rate (the share that would get a clarifying question)."""
+    from checkpoints.router_decision import uncertain_mask
     from serve.router.onnx import OnnxSession
 
-    session = OnnxSession(path)
+    session = OnnxSession(path, torch_threads())
     preds: list[str] = []
+    flagged = 0
     for i in range(0, len(examples), 64):
         texts = [e.text for e in examples[i : i + 64]]
         batch = encoder.encode(texts)
         probs = calibration.probabilities(session.logits(batch.input_ids, batch.attention_mask), texts)
         preds.extend(INTENTS[j] for j in probs.argmax(axis=1))
-    return summarize(examples, preds)
+        if thresholds:
+            flagged += int(uncertain_mask(probs, thresholds["min_confidence"], thresholds["min_margin"]).sum())
+    result = summarize(examples, preds)
+    if thresholds:
+        result["uncertain_rate"] = flagged / max(1, len(examples))
+    return result
+
+
+def torch_threads() -> int:
+    """The build's thread count (set once from the load, checkpoints/router.py) for ONNX Runtime as well."""
+    import torch
+
+    return torch.get_num_threads()

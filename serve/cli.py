@@ -80,8 +80,12 @@ def _eval_router(args: argparse.Namespace) -> int:
     if not args.data.is_file():
         print(f"csreply eval router: no such file: {args.data}", file=sys.stderr)
         return 2
+    if args.label_map and not args.label_map.is_file():
+        print(f"csreply eval router: no such label mapping: {args.label_map}", file=sys.stderr)
+        return 2
     return run_eval(args.data, args.backend, settings, args.json, args.compare, args.confusion,
-                    args.latency_samples)
+                    args.latency_samples, args.errors, args.report, args.label_map, args.label_field,
+                    args.dataset)
 
 
 def _eval_replies(args: argparse.Namespace) -> int:
@@ -151,8 +155,16 @@ def build_parser() -> argparse.ArgumentParser:
     router.add_argument("--backend", default="onnx",
                         help="onnx | onnx-fp32 | onnx-int8 | tensorrt | rules | torch (default onnx)")
     router.add_argument("--compare", help="a second backend on the same data (e.g. onnx-int8)")
-    router.add_argument("--json", type=Path, help="write the metrics here (a flat JSON object)")
+    router.add_argument("--json", type=Path, help="write the metrics here")
     router.add_argument("--confusion", type=Path, help="confusion matrix PNG (default: next to --json)")
+    router.add_argument("--report", type=Path, help="Markdown report (default: next to --json, .md)")
+    router.add_argument("--errors", type=int, default=10, metavar="N",
+                        help="the N most frequent confusions, with example messages (default 10; 0: none)")
+    router.add_argument("--label-map", type=Path,
+                        help="CSV mapping another label scheme onto the intents (columns source_label|label, "
+                             "target_intent|intent, optional dataset)")
+    router.add_argument("--label-field", default="label", help="the JSONL field holding the foreign label")
+    router.add_argument("--dataset", help="use only the label-map rows of this dataset")
     router.add_argument("--router-dir", type=Path, help="a build-router output (default: the embedded router)")
     router.add_argument("--latency-samples", type=int, default=200)
     router.add_argument("--config", type=Path)

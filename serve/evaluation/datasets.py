@@ -15,6 +15,7 @@ class Example:
     text: str
     intent: str
     lang: str
+    source: str = ""  # where the row came from (a file's `source` field); eval breaks metrics down by it
 
 
 def load_intent_jsonl(path: Path) -> list[Example]:
@@ -33,5 +34,5 @@ def load_intent_jsonl(path: Path) -> list[Example]:
                 continue
             if intent not in INTENT_INDEX:
                 raise ValueError(f"{path}:{n}: unknown intent {intent!r}")
-            examples.append(Example(text, intent, str(row.get("lang") or detect_lang(text))))
+            examples.append(Example(text, intent, str(row.get("lang") or detect_lang(text)), str(row.get("source") or "")))
     return examples

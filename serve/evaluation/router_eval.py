@@ -1,4 +1,6 @@
-"""`csreply eval router`: accuracy, macro-F1, per-intent precision/recall, confusion matrix, latency.
+"""`csreply eval router`: accuracy, macro-F1, per-intent precision/recall, confusion matrix, latency, the
+uncertain rate, out-of-scope precision/recall, the worst confusions with examples, and a breakdown by the
+rows' `source` field; JSON, Markdown and a confusion-matrix PNG.
 
 Backends: onnx (the build's default file, or `--variant fp32|int8`), tensorrt, rules, and torch (PyTorch
 eager on the same weights, for comparison). Latency is single-message, end to end through the backend
@@ -11,6 +13,8 @@ import asyncio
 import json
 import sys
 import time
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,7 @@ import numpy as np
 from serve.config import Settings
 from serve.evaluation.datasets import Example, load_intent_jsonl
 from serve.evaluation.metrics import classification_report, percentile
+from serve.evaluation.router_report import markdown_report, print_summary, save_confusion_png
 from serve.router.base import IntentClassifier
 from serve.taxonomy import INTENTS
 
@@ -64,14 +69,19 @@ def make_backend(name: str, settings: Settings) -> IntentClassifier:
     return model_router("torch-eager", TorchSession(router_dir, config.threads), router_dir, manifest, config)
 
 
-async def _predict(backend: IntentClassifier, examples: list[Example], batch: int = 64) -> tuple[list[str], int]:
-    labels: list[str] = []
-    uncertain = 0
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    label: str
+    confidence: float
+    uncertain: bool
+
+
+async def _predict(backend: IntentClassifier, examples: list[Example], batch: int = 64) -> list[Prediction]:
+    out: list[Prediction] = []
     for i in range(0, len(examples), batch):
         results = await backend.classify([e.text for e in examples[i : i + batch]], top_k=2)
-        labels.extend(r.label for r in results)
-        uncertain += sum(r.uncertain for r in results)
-    return labels, uncertain
+        out.extend(Prediction(r.label, r.confidence, r.uncertain) for r in results)
+    return out
 
 
 async def _latencies(backend: IntentClassifier, texts: list[str], warmup: int = 10) -> list[float]:
@@ -85,91 +95,105 @@ async def _latencies(backend: IntentClassifier, texts: list[str], warmup: int = 
     return times
 
 
-def evaluate(backend: IntentClassifier, examples: list[Example], latency_samples: int = 200) -> dict[str, Any]:
-    async def run() -> tuple[list[str], int, list[float]]:
-        preds, uncertain = await _predict(backend, examples)
-        lat = await _latencies(backend, [e.text for e in examples[:latency_samples]])
-        await backend.aclose()
-        return preds, uncertain, lat
-
-    preds, uncertain, lat = asyncio.run(run())
+def _metrics(examples: list[Example], preds: list[Prediction]) -> dict[str, Any]:
+    """Accuracy, macro-F1, uncertain rate and out-of-scope precision/recall of one slice."""
     gold = [e.intent for e in examples]
-    report = classification_report(gold, preds, INTENTS)
+    report = classification_report(gold, [p.label for p in preds], INTENTS)
+    part: dict[str, Any] = {"n": report.n, "accuracy": report.accuracy, "macro_f1": report.macro_f1,
+                            "uncertain_rate": sum(p.uncertain for p in preds) / max(1, report.n)}
+    oos = report.per_label["out_of_scope"]
+    if oos["support"]:
+        part["out_of_scope_recall"] = oos["recall"]
+    if oos["support"] or any(p.label == "out_of_scope" for p in preds):
+        part["out_of_scope_precision"] = oos["precision"]
+    return part
+
+
+def worst_confusions(examples: list[Example], preds: list[Prediction], top: int,
+                     per_pair: int = 3) -> list[dict[str, Any]]:
+    """The `top` most frequent (gold, predicted) error pairs, each with its most confident wrong examples
+    (confident mistakes are the ones no clarifying question catches)."""
+    pairs: dict[tuple[str, str], list[tuple[Example, Prediction]]] = defaultdict(list)
+    for ex, p in zip(examples, preds):
+        if p.label != ex.intent:
+            pairs[(ex.intent, p.label)].append((ex, p))
+    ranked = sorted(pairs.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]
+    out = []
+    for (gold, predicted), items in ranked:
+        items = sorted(items, key=lambda item: -item[1].confidence)[:per_pair]
+        out.append({"gold": gold, "predicted": predicted, "count": len(pairs[(gold, predicted)]),
+                    "examples": [{"text": ex.text, "confidence": p.confidence, "uncertain": p.uncertain,
+                                  **({"source": ex.source} if ex.source else {})} for ex, p in items]})
+    return out
+
+
+def score(examples: list[Example], preds: list[Prediction], errors: int = 10) -> dict[str, Any]:
+    """Every metric of `csreply eval router` except latency: overall, per intent, per language, per source."""
+    gold = [e.intent for e in examples]
+    report = classification_report(gold, [p.label for p in preds], INTENTS)
     result: dict[str, Any] = {
-        "backend": backend.name,
-        "n": report.n,
-        "accuracy": report.accuracy,
-        "macro_f1": report.macro_f1,
-        "uncertain_rate": uncertain / max(1, report.n),
-        "latency_ms": {"p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99), "samples": len(lat)},
+        **_metrics(examples, preds),
         "per_intent": {k: v for k, v in report.per_label.items() if v["support"]},
         "confusion": {"labels": report.labels, "matrix": report.confusion},
     }
-    oos = report.per_label["out_of_scope"]
-    if oos["support"]:
-        result["out_of_scope_recall"] = oos["recall"]
-    for lang in sorted({e.lang for e in examples}):
-        idx = [i for i, e in enumerate(examples) if e.lang == lang]
-        part = classification_report([gold[i] for i in idx], [preds[i] for i in idx], INTENTS)
-        result.setdefault("per_lang", {})[lang] = {"n": part.n, "accuracy": part.accuracy, "macro_f1": part.macro_f1}
+    for key, attr in (("per_lang", "lang"), ("per_source", "source")):
+        values = sorted({getattr(e, attr) for e in examples})
+        if attr == "source" and values in ([], [""]):
+            continue
+        for value in values:
+            idx = [i for i, e in enumerate(examples) if getattr(e, attr) == value]
+            result.setdefault(key, {})[value or "(none)"] = _metrics([examples[i] for i in idx], [preds[i] for i in idx])
+    if errors:
+        result["errors"] = worst_confusions(examples, preds, errors)
     return result
 
 
-def save_confusion_png(result: dict[str, Any], path: Path, title: str) -> None:
-    import matplotlib
+def evaluate(backend: IntentClassifier, examples: list[Example], latency_samples: int = 200,
+             errors: int = 10) -> dict[str, Any]:
+    async def run() -> tuple[list[Prediction], list[float]]:
+        preds = await _predict(backend, examples)
+        lat = await _latencies(backend, [e.text for e in examples[:latency_samples]])
+        await backend.aclose()
+        return preds, lat
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    labels = result["confusion"]["labels"]
-    matrix = np.array(result["confusion"]["matrix"], dtype=float)
-    keep = [i for i in range(len(labels)) if matrix[i].sum() or matrix[:, i].sum()]
-    matrix = matrix[np.ix_(keep, keep)]
-    names = [labels[i] for i in keep]
-    rows = matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
-    fig, ax = plt.subplots(figsize=(12, 10))
-    image = ax.imshow(rows, cmap="Blues", vmin=0, vmax=1)
-    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=8)
-    ax.set_yticks(range(len(names)), names, fontsize=8)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("gold")
-    ax.set_title(f"{title}  (accuracy {result['accuracy']:.3f}, macro-F1 {result['macro_f1']:.3f})")
-    for i in range(len(names)):
-        for j in range(len(names)):
-            if matrix[i, j]:
-                ax.text(j, i, int(matrix[i, j]), ha="center", va="center", fontsize=6,
-                        color="white" if rows[i, j] > 0.5 else "black")
-    fig.colorbar(image, ax=ax, fraction=0.04)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    preds, lat = asyncio.run(run())
+    result = score(examples, preds, errors)
+    return {"backend": backend.name, **result,
+            "latency_ms": {"p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99), "samples": len(lat)}}
 
 
-def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
-    lat = result["latency_ms"]
-    print(f"{result['backend']:14} n={result['n']}  accuracy {result['accuracy']:.4f}  macro-F1 "
-          f"{result['macro_f1']:.4f}  latency p50 {lat['p50']:.2f} ms  p99 {lat['p99']:.2f} ms", file=out)
-    for lang, part in result.get("per_lang", {}).items():
-        print(f"  {lang}: n={part['n']}  accuracy {part['accuracy']:.4f}  macro-F1 {part['macro_f1']:.4f}", file=out)
-    if "out_of_scope_recall" in result:
-        print(f"  out_of_scope recall {result['out_of_scope_recall']:.4f}", file=out)
+def load_examples(data: Path, label_map: Path | None = None, label_field: str = "label",
+                  dataset: str | None = None) -> list[Example]:
+    """Our own `intent`-labelled JSONL, or (with `label_map`) a set labelled in another scheme."""
+    if label_map is None:
+        return load_intent_jsonl(data)
+    from serve.evaluation.label_mapping import load_label_mapping, load_mapped_jsonl
+
+    return load_mapped_jsonl(data, load_label_mapping(label_map, dataset), label_field)
 
 
 def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None, compare: str | None,
-             confusion: Path | None, latency_samples: int) -> int:
-    examples = load_intent_jsonl(data)
+             confusion: Path | None, latency_samples: int, errors: int = 10, report: Path | None = None,
+             label_map: Path | None = None, label_field: str = "label", dataset: str | None = None) -> int:
+    try:
+        examples = load_examples(data, label_map, label_field, dataset)
+    except ValueError as exc:
+        print(f"csreply eval router: {exc}", file=sys.stderr)
+        return 2
     if not examples:
         print(f"{data}: no labelled rows", file=sys.stderr)
         return 2
-    first = evaluate(make_backend(backend, settings), examples, latency_samples)
+    first = evaluate(make_backend(backend, settings), examples, latency_samples, errors)
     print_summary(first)
     output: dict[str, Any] = {**first, "data": str(data)}
+    if label_map:
+        output["label_map"] = {"file": str(label_map), "field": label_field, "dataset": dataset}
     png = confusion or (json_out.with_suffix(".confusion.png") if json_out else None)
     if png:
         save_confusion_png(first, png, f"{first['backend']} on {data.name}")
         output["confusion_png"] = str(png)
     if compare:
-        second = evaluate(make_backend(compare, settings), examples, latency_samples)
+        second = evaluate(make_backend(compare, settings), examples, latency_samples, errors=0)
         print_summary(second)
         delta = 100 * (second["accuracy"] - first["accuracy"])
         speed = first["latency_ms"]["p50"] / max(second["latency_ms"]["p50"], 1e-9)
@@ -181,4 +205,7 @@ def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None
                              "p50_speedup": speed}
     if json_out:
         json_out.write_text(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
+    md = report or (json_out.with_suffix(".md") if json_out else None)
+    if md:
+        md.write_text(markdown_report(output, str(data)))
     return 0

@@ -28,11 +28,15 @@ def thresholds_for(settings: RouterSettings, manifest: RouterManifest | None) ->
 
 
 def calibration_for(router_dir: Path, manifest: RouterManifest) -> Calibration:
+    """The build's calibration: temperatures, lexical ensemble, and the out-of-scope bias chosen on dev."""
+    oos = manifest.out_of_scope or {}
+    bias = float(oos.get("bias", 0.0))
+    oos_index = manifest.labels.index("out_of_scope") if bias and "out_of_scope" in manifest.labels else None
     lexical = manifest.lexical
     if not lexical:
-        return Calibration(manifest.temperature)
+        return Calibration(manifest.temperature, oos_index=oos_index, oos_bias=bias)
     return Calibration(manifest.temperature, LexicalHead.load(router_dir / lexical["file"]), lexical["weight"],
-                       lexical["temperature"])
+                       lexical["temperature"], oos_index, bias)
 
 
 def model_router(name: str, session: LogitsSession, router_dir: Path, manifest: RouterManifest,

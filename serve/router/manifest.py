@@ -24,7 +24,8 @@ class RouterManifest(BaseModel):
     max_length: int
     temperature: float = Field(1.0, gt=0)
     lexical: dict[str, Any] | None = None  # {"file", "weight", "temperature"}
-    thresholds: dict[str, float]
+    out_of_scope: dict[str, Any] | None = None  # {"bias", "target_recall", "dev": {...}}: chosen on dev
+    thresholds: dict[str, Any]
     default_variant: str
     variants: dict[str, Variant]
     build_hash: str

@@ -20,18 +20,35 @@ class LogitsSession(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    """How logits become probabilities: BERT softmax temperature, and optionally the lexical ensemble."""
+    """How logits become probabilities: BERT softmax temperature, optionally the lexical ensemble, and the
+    out-of-scope bias the build chose on dev (added to the out_of_scope score before the softmax, so that
+    out-of-scope recall reaches its target; 0 leaves the scores as they are)."""
 
     temperature: float = 1.0
     lexical: LexicalHead | None = None
     lexical_weight: float = 0.0
     combined_temperature: float = 1.0
+    oos_index: int | None = None
+    oos_bias: float = 0.0
+
+    def scores(self, logits: np.ndarray, texts: list[str]) -> np.ndarray:
+        """Temperature-scaled log-scores without the out-of-scope bias (softmax of these: calibrated probs)."""
+        if self.lexical is None or self.lexical_weight == 0:
+            return logits.astype(np.float64) / self.temperature
+        combined = ensemble_scores(logits, self.temperature, self.lexical.logits(texts), self.lexical_weight)
+        return combined / self.combined_temperature
 
     def probabilities(self, logits: np.ndarray, texts: list[str]) -> np.ndarray:
-        if self.lexical is None or self.lexical_weight == 0:
-            return softmax(logits, self.temperature)
-        scores = ensemble_scores(logits, self.temperature, self.lexical.logits(texts), self.lexical_weight)
-        return softmax(scores, self.combined_temperature)
+        return softmax(with_oos_bias(self.scores(logits, texts), self.oos_index, self.oos_bias))
+
+
+def with_oos_bias(scores: np.ndarray, oos_index: int | None, bias: float) -> np.ndarray:
+    """`scores` with `bias` added to the out-of-scope column (a copy; the build and serving both use this)."""
+    if oos_index is None or bias == 0:
+        return scores
+    shifted = scores.astype(np.float64, copy=True)
+    shifted[..., oos_index] += bias
+    return shifted
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,3 +97,56 @@ async def test_every_backend_failing_is_a_typed_503() -> None:
     router = FallbackRouter([_Backend("onnx", fail=True)], failures_to_open=5)
     with pytest.raises(BackendUnavailable, match="every backend failed"):
         await router.classify(["hi"])
+
+
+async def _timed_submit(batcher: MicroBatcher[str], texts: list[str]) -> float:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await batcher.submit(texts)
+    return loop.time() - started
+
+
+async def test_adaptive_window_runs_a_lone_request_at_once_where_the_fixed_one_waits() -> None:
+    adaptive: MicroBatcher[str] = MicroBatcher(lambda t: t, max_batch_size=8, max_wait_ms=300)
+    fixed: MicroBatcher[str] = MicroBatcher(lambda t: t, max_batch_size=8, max_wait_ms=300, adaptive=False)
+    assert await _timed_submit(adaptive, ["alone"]) < 0.2
+    assert await _timed_submit(fixed, ["alone"]) >= 0.25
+    await asyncio.sleep(0.35)  # a quiet spell: the next one is alone again
+    assert await _timed_submit(adaptive, ["alone again"]) < 0.2
+    assert adaptive.windows_waited == 0 and fixed.windows_waited == 1
+    await adaptive.aclose()
+    await fixed.aclose()
+
+
+async def test_adaptive_window_batches_requests_that_queue_behind_a_running_batch() -> None:
+    seen: list[list[str]] = []
+    first_running = threading.Event()
+    release = threading.Event()
+
+    def run(texts: list[str]) -> list[str]:
+        seen.append(texts)
+        first_running.set()
+        release.wait(5)
+        return texts
+
+    batcher: MicroBatcher[str] = MicroBatcher(run, max_batch_size=16, max_wait_ms=50)
+    first = asyncio.create_task(batcher.submit(["first"]))
+    await asyncio.to_thread(first_running.wait, 5)
+    later = [asyncio.create_task(batcher.submit([f"q{i}"])) for i in range(6)]
+    await asyncio.sleep(0.05)  # all six queue while the first batch still runs
+    release.set()
+    assert await first == ["first"]
+    assert [await t for t in later] == [[f"q{i}"] for i in range(6)]
+    assert seen == [["first"], [f"q{i}" for i in range(6)]]
+    await batcher.aclose()
+
+
+def test_window_grows_with_the_arrival_rate_and_stays_under_the_cap() -> None:
+    batcher: MicroBatcher[str] = MicroBatcher(lambda t: t, max_batch_size=32, max_wait_ms=4)
+    batcher.gap_ema = 1.0  # one a second: alone means go
+    assert batcher.window(jobs=1, texts=1) == 0.0
+    batcher.gap_ema = 0.0001  # 10k/s: wait about as long as 31 more take to arrive
+    assert batcher.window(jobs=1, texts=1) == pytest.approx(0.0031)
+    batcher.gap_ema = 0.001
+    assert batcher.window(jobs=3, texts=3) == pytest.approx(0.004)  # capped at max_wait
+    assert batcher.window(jobs=3, texts=32) == 0.0
