@@ -6,8 +6,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import REPO
 
 PACKAGES = ("serve", "checkpoints")
@@ -101,10 +99,6 @@ def test_no_serve_module_imports_checkpoints() -> None:
     assert not {k: v for k, v in offenders.items() if v}
 
 
-# Another change removes these; until it lands the assertion is expected to fail on exactly them.
-_KNOWN_CHECKPOINTS_CYCLE = {"checkpoints.fetch", "checkpoints.router", "checkpoints.router_export"}
-
-
 def _checkpoints_cycles() -> list[list[str]]:
     edges = graph()
     inner = {name: {t for t in targets if t.startswith("checkpoints")}
@@ -112,14 +106,6 @@ def _checkpoints_cycles() -> list[list[str]]:
     return cycles(inner)
 
 
-def _only_the_known_cycle() -> bool:
-    found = _checkpoints_cycles()
-    return bool(found) and all(set(c) <= _KNOWN_CHECKPOINTS_CYCLE for c in found)
-
-
-@pytest.mark.xfail(_only_the_known_cycle(), strict=False,
-                   reason="checkpoints/fetch.py, router.py and router_export.py import each other in a cycle; "
-                          "a separate change removes it")
 def test_no_import_cycle_among_checkpoints_modules() -> None:
     assert _checkpoints_cycles() == []
 
