@@ -41,7 +41,7 @@ def build_hash(config: RouterBuildConfig) -> str:
     here = Path(__file__).parent
     for name in CODE_FILES:
         digest.update((here / name).read_bytes())
-    for name in ("encoding.py", "lexical.py", "model.py"):
+    for name in ("encoding.py", "lexical.py", "model.py", "torch_model.py"):
         digest.update((here.parent / "serve" / "router" / name).read_bytes())
     return digest.hexdigest()[:16]
 
