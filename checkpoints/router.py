@@ -127,6 +127,7 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     train_encoder = TextEncoder(staged / "tokenizer.json", config.training.max_length)
 
     encoder = load_encoder(source, vocab_size)
+    encoder_config: Any = encoder.config  # a transformers config (mypy sees torch.nn attribute lookups)
     model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
     _train(model, train_encoder, data, config)
 
@@ -164,8 +165,8 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
         "variants": variants,
         "build_hash": build_hash(config),
         "encoder": {"source": config.encoder.source, "vocab_size": vocab_size, "added_cjk": added,
-                    "hidden_size": encoder.config.hidden_size, "layers": encoder.config.num_hidden_layers,
-                    "heads": encoder.config.num_attention_heads},
+                    "hidden_size": encoder_config.hidden_size, "layers": encoder_config.num_hidden_layers,
+                    "heads": encoder_config.num_attention_heads},
         "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout),
                  "analysis": {k: len(v) for k, v in analysis.items()}, "noise_prob": config.data.noise_prob,
                  "dropped_as_in_heldout": data.dropped_heldout, "sources": data.sources,

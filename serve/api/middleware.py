@@ -148,7 +148,7 @@ class RequestContextMiddleware:
                 message["headers"] = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
             await send(message)
 
-        app_task = asyncio.create_task(self.app(scope, app_receive, app_send))
+        app_task: asyncio.Task[None] = asyncio.ensure_future(self.app(scope, app_receive, app_send))
 
         async def watch() -> None:
             while True:

@@ -31,7 +31,7 @@ def save_confusion_png(result: dict[str, Any], path: Path, title: str) -> None:
     for i in range(len(names)):
         for j in range(len(names)):
             if matrix[i, j]:
-                ax.text(j, i, int(matrix[i, j]), ha="center", va="center", fontsize=6,
+                ax.text(j, i, str(int(matrix[i, j])), ha="center", va="center", fontsize=6,
                         color="white" if rows[i, j] > 0.5 else "black")
     fig.colorbar(image, ax=ax, fraction=0.04)
     fig.tight_layout()

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from serve.config import RouterSettings, Settings
-from serve.router.base import Thresholds
+from serve.router.base import IntentClassifier, Thresholds
 from serve.router.encoding import TextEncoder
 from serve.router.fallback import FallbackRouter
 from serve.router.manifest import RouterManifest, read_manifest
@@ -69,7 +69,7 @@ def load_router(settings: Settings) -> tuple[FallbackRouter, list[str]]:
     """The chain for `settings.router.backend`, plus notes on every backend that could not be used."""
     config = settings.router
     notes: list[str] = []
-    chain = []
+    chain: list[IntentClassifier] = []
     manifest = None
     if config.backend in ("tensorrt", "onnx"):
         try:
