@@ -75,16 +75,16 @@ async def test_stream_arrives_chunk_by_chunk_and_equals_the_non_streamed_reply(l
         events, arrivals, done = await stream_reply(client, payload)
     assert done
     assert content_of(events) == reference["choices"][0]["message"]["content"]
-    content_times = [t for e, t in zip(events, arrivals) if e["choices"][0]["delta"].get("content")]
+    content_times = [t for e, t in zip(events, arrivals) if e["choices"] and e["choices"][0]["delta"].get("content")]
     assert len(content_times) >= 10
     # tokens are delivered as they are made, not in one burst at the end
     gaps = [b - a for a, b in zip(content_times, content_times[1:])]
     assert content_times[-1] - content_times[0] > 0.3
     assert sum(g > 0.01 for g in gaps) >= len(gaps) // 2
-    assert all(e["choices"][0]["finish_reason"] is None for e in events[:-1])
-    last = events[-1]
-    assert last["choices"][0]["finish_reason"] == reference["choices"][0]["finish_reason"]
-    assert last["usage"] == reference["usage"]
+    assert all(e["choices"][0]["finish_reason"] is None for e in events[:-2])
+    finish, last = events[-2], events[-1]  # include_usage: usage comes in its own chunk, choices empty
+    assert finish["choices"][0]["finish_reason"] == reference["choices"][0]["finish_reason"]
+    assert last["choices"] == [] and last["usage"] == reference["usage"]
     assert last["usage"]["completion_tokens"] <= 32
 
 
@@ -140,8 +140,8 @@ async def test_sixteen_concurrent_streams_all_complete_correctly(live_server: Li
         ])
     for i, (events, _, done) in enumerate(results):
         assert done, f"stream {i} did not end with [DONE]"
-        assert events[-1]["choices"][0]["finish_reason"] in ("stop", "length")
-        assert events[-1]["usage"]["completion_tokens"] > 0
+        assert events[-2]["choices"][0]["finish_reason"] in ("stop", "length")
+        assert events[-1]["choices"] == [] and events[-1]["usage"]["completion_tokens"] > 0
         assert content_of(events) == references[QUESTIONS[i % 4]], f"stream {i} differs from its greedy reply"
     assert live_server.engine_stats()["active_requests"] == 0
 
