@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,20 @@ from serve.config import AdmissionSettings, GeneratorSettings, Settings
 from tests.fakes import ScriptedFakeGenerator
 
 REPO = Path(__file__).resolve().parents[1]
+REDIS_URL = os.environ.get("CSREPLY_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def redis_available() -> bool:
+    """A Redis for the tests that need one; with CSREPLY_REQUIRE_REDIS set (.ci/run) its absence fails."""
+    try:
+        import redis
+
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
+        return True
+    except Exception:  # noqa: BLE001
+        if os.environ.get("CSREPLY_REQUIRE_REDIS"):
+            raise
+        return False
 
 
 def default_router_dir() -> Path:

@@ -4,7 +4,6 @@ scripted fake engine (the real model is exercised by tests/e2e/test_reply_live.p
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,11 +15,10 @@ from serve.app import create_app
 from serve.config import CacheSettings, GeneratorSettings, RouterSettings, SessionSettings, Settings
 from serve.generation.base import GenerationChunk, GenerationRequest
 from serve.prompts import PromptLibrary
-from tests.conftest import default_router_dir
+from tests.conftest import REDIS_URL, default_router_dir, redis_available
 from tests.fakes import ScriptedFakeGenerator
 
 URL = "/v1/reply"
-REDIS_URL = os.environ.get("CSREPLY_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
 def fixed_reply(request: GenerationRequest) -> list[GenerationChunk]:
@@ -204,18 +202,6 @@ async def test_a_session_keeps_the_conversation_for_the_next_turn(client, engine
     session = (await client.get("/v1/sessions/conv-1")).json()
     assert [t["role"] for t in session["turns"]] == ["user", "assistant"] * 3
     assert (await client.get("/v1/sessions/nope")).status_code == 404
-
-
-def redis_available() -> bool:
-    try:
-        import redis
-
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
-        return True
-    except Exception:  # noqa: BLE001
-        if os.environ.get("CSREPLY_REQUIRE_REDIS"):
-            raise
-        return False
 
 
 @pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL} (.ci/run starts one)")

@@ -18,6 +18,7 @@ import httpx
 import pytest
 import yaml
 
+from tests.conftest import REDIS_URL, redis_available
 from tests.e2e.conftest import LiveServer, start_server, stop_server
 
 TOKENS = 40
@@ -132,19 +133,6 @@ async def test_killing_one_remote_engine_under_load(tmp_path: Path) -> None:
                 stop_server(server)
 
 
-REDIS_URL = os.environ.get("CSREPLY_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def redis_available() -> bool:
-    try:
-        import redis
-
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
-        return True
-    except Exception:  # noqa: BLE001
-        if os.environ.get("CSREPLY_REQUIRE_REDIS"):
-            raise
-        return False
 
 
 @pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL} (.ci/run starts one)")
