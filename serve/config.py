@@ -61,6 +61,12 @@ class GeneratorSettings(_Section):
     max_tokens_limit: int = Field(1024, ge=1)
     max_concurrent_requests: int = Field(64, ge=1)
     warmup: bool = True
+    # Decoding guards (issue 9): the generator's defaults, used when a request leaves a guard at its
+    # neutral value. Chosen by measurement on the reply set (docs/evaluation.md).
+    repetition_penalty: float = Field(1.1, gt=0, description="1.0 = off; > 1 discourages tokens already in the reply")
+    presence_penalty: float = Field(0.0, ge=-2, le=2)
+    frequency_penalty: float = Field(0.0, ge=-2, le=2)
+    no_repeat_ngram_size: int = Field(4, ge=0, description="0 = off; bans repeating any n-gram of the reply")
 
     @model_validator(mode="after")
     def _check_limits(self) -> GeneratorSettings:

@@ -114,7 +114,7 @@ class HfGenerator:
         try:
             accepted = manager.add_request(
                 prompt_ids, request_id=rid, max_new_tokens=request.max_new_tokens, streaming=True,
-                **sampling_kwargs(request.temperature, request.top_p, seed),
+                **sampling_kwargs(request.temperature, request.top_p, seed), **self.guards(request),
             )
             if accepted is None:
                 raise BackendUnavailable("the generation engine is not accepting requests")
@@ -144,6 +144,18 @@ class HfGenerator:
             self._active.discard(rid)
             if not finished:
                 self._abort(rid)
+
+    def guards(self, request: GenerationRequest) -> dict[str, float | int]:
+        """The request's decoding guards; a guard left at its neutral value takes this generator's default."""
+        from serve.generation.hf_sampling import guard_kwargs
+
+        s = self.settings
+        return guard_kwargs(
+            request.repetition_penalty if request.repetition_penalty != 1.0 else s.repetition_penalty,
+            request.presence_penalty if request.presence_penalty != 0.0 else s.presence_penalty,
+            request.frequency_penalty if request.frequency_penalty != 0.0 else s.frequency_penalty,
+            request.no_repeat_ngram_size if request.no_repeat_ngram_size != 0 else s.no_repeat_ngram_size,
+        )
 
     async def warmup(self) -> None:
         request = GenerationRequest(
