@@ -110,11 +110,14 @@ class CacheSettings(_Section):
 
 
 class ReplySettings(_Section):
-    max_tokens: int = Field(160, ge=1, description="reply length for generated replies")
+    max_tokens: int = Field(96, ge=1, description="reply length for generated replies (a chat reply is 2-4 sentences)")
     temperature: float = Field(0.0, ge=0, le=2, description="0 = greedy (cacheable, reproducible)")
     max_message_chars: int = Field(4000, ge=1)
     max_history_turns: int = Field(50, ge=0)
     suggest_temperature: float = Field(0.7, gt=0, le=2)
+    # Loop guard (issue 9): replies end at a sentence boundary when they repeat themselves or reach this.
+    suggest_max_tokens: int = Field(80, ge=1, description="length of each /v1/suggest suggestion")
+    max_sentences: int = Field(5, ge=1, description="a generated reply ends after this many sentences")
 
 
 class LoggingSettings(_Section):

@@ -25,6 +25,7 @@ from serve.admission import Admission
 from serve.config import ReplySettings
 from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
+from serve.generation.loop_guard import LoopGuard
 from serve.prompts import PromptLibrary, Route
 from serve.response_cache import ResponseCache, cache_key
 from serve.router.base import IntentClassifier, IntentResult
@@ -266,25 +267,39 @@ class ReplyPipeline:
             )
             parts: list[str] = []
             ttft = 0.0
+            guard = LoopGuard(lang, max_sentences=self.settings.max_sentences)
             final = None
+            steps = 0
             async with aclosing(self.generator.generate(generation)) as chunks:
                 async for chunk in chunks:
-                    if chunk.text:
+                    steps += 1
+                    released = guard.push(chunk.text) if chunk.text else ""
+                    if released:
                         if not parts:
                             ttft = elapsed()
-                        parts.append(chunk.text)
-                        yield DeltaEvent(chunk.text)
+                        parts.append(released)
+                        yield DeltaEvent(released)
                     if chunk.finish_reason:
                         final = chunk
+                    if guard.tripped:
+                        break  # leaving the block closes the stream, which aborts the request in the engine
+            tail, finish = guard.finish(final.finish_reason if final else None)
+            if tail:
+                if not parts:
+                    ttft = elapsed()
+                parts.append(tail)
+                yield DeltaEvent(tail)
         finally:
             slot.release()
         text = "".join(parts)
-        if key is not None and final is not None and text.strip():
+        if key is not None and finish == "stop" and text.strip():
             await self.cache.set(key, text)  # type: ignore[union-attr]
         await self._remember(session, request, intent, decision, text)
-        assert final is not None
-        yield done(final.finish_reason or "stop", final.prompt_tokens or 0, final.completion_tokens or 0,
-                   final.queue_ms or 0.0, ttft or elapsed())
+        if final is None:  # the guard stopped the engine: the prompt is known, the reply took `steps` chunks
+            yield done(finish, self.generator.count_prompt_tokens(messages), steps, 0.0, ttft or elapsed())
+            return
+        yield done(finish, final.prompt_tokens or 0, final.completion_tokens or 0, final.queue_ms or 0.0,
+                   ttft or elapsed())
 
     # ------------------------------------------------------------------- /v1/suggest
     async def suggest(self, request: ReplyRequest, n: int) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
@@ -298,22 +313,32 @@ class ReplyPipeline:
             suggestions = [{"text": self.fixed_reply(request, intent, decision, lang), "source": decision.route}]
             timings = {"router_ms": round(router_ms, 3), "total_ms": round((time.perf_counter() - started) * 1000, 3)}
             return intent, decision, lang, suggestions, timings
+        max_tokens = request.max_tokens or self.settings.suggest_max_tokens
         messages = self.build_messages(request, intent.label, lang, history, max_tokens)
         slot = self.admission.acquire(n)
         try:
             base = secrets.randbits(30)
-            texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i) for i in range(n)))
+            texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, lang)
+                                           for i in range(n)))
         finally:
             slot.release()
         unique = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
         timings = {"router_ms": round(router_ms, 3), "total_ms": round((time.perf_counter() - started) * 1000, 3)}
         return intent, decision, lang, [{"text": t, "source": "llm"} for t in unique], timings
 
-    async def _generate_text(self, messages: tuple[ChatMessage, ...], max_tokens: int, seed: int) -> str:
+    async def _generate_text(self, messages: tuple[ChatMessage, ...], max_tokens: int, seed: int,
+                             lang: str = "en") -> str:
+        """One suggestion, through the same loop guard as a reply: whole sentences, no repeats."""
         request = GenerationRequest(f"suggest-{secrets.token_hex(8)}", messages, max_tokens,
                                     temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed)
+        guard = LoopGuard(lang, max_sentences=self.settings.max_sentences)
         parts = []
+        final = None
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
-                parts.append(chunk.text)
-        return "".join(parts)
+                parts.append(guard.push(chunk.text) if chunk.text else "")
+                final = chunk.finish_reason or final
+                if guard.tripped:
+                    break
+        tail, _ = guard.finish(final)
+        return "".join(parts) + tail
