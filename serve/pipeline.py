@@ -27,7 +27,7 @@ from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
 from serve.prompts import PromptLibrary, Route
-from serve.response_cache import ResponseCache, cache_key
+from serve.response_cache import ResponseCache, cache_key, prompt_version, should_store, variant_of
 from serve.router.base import IntentClassifier, IntentResult
 from serve.sessions import Session, SessionStore, Turn
 
@@ -247,7 +247,7 @@ class ReplyPipeline:
 
         key = None
         if self.cache is not None and not request.context and not history:
-            key = cache_key(request.domain, lang, intent.label, request.message)
+            key = cache_key(request.domain, lang, intent.label, request.message, self._cache_variant(max_tokens))
             hit = await self.cache.get(key)
             if hit is not None:
                 yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
@@ -292,7 +292,7 @@ class ReplyPipeline:
         finally:
             slot.release()
         text = "".join(parts)
-        if key is not None and finish == "stop" and text.strip():
+        if key is not None and should_store(finish, text):
             await self.cache.set(key, text)  # type: ignore[union-attr]
         await self._remember(session, request, intent, decision, text)
         if final is None:  # the guard stopped the engine: the prompt is known, the reply took `steps` chunks
@@ -300,6 +300,15 @@ class ReplyPipeline:
             return
         yield done(finish, final.prompt_tokens or 0, final.completion_tokens or 0, final.queue_ms or 0.0,
                    ttft or elapsed())
+
+    def _cache_variant(self, max_tokens: int) -> str:
+        """Everything besides the question that shapes a cached reply: the engine and its decoding defaults
+        (penalties, guards), the reply settings, max_tokens and the prompt library's version."""
+        engine_settings = getattr(self.generator, "settings", None)
+        decoding = engine_settings.model_dump(mode="json") if hasattr(engine_settings, "model_dump") else None
+        return variant_of(backend=self.generator.name, model=self.generator.model_name, decoding=decoding,
+                          reply=self.settings.model_dump(mode="json"), max_tokens=max_tokens,
+                          prompts=prompt_version(self.library))
 
     # ------------------------------------------------------------------- /v1/suggest
     async def suggest(self, request: ReplyRequest, n: int) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:

@@ -83,3 +83,16 @@ async def test_suggestions_end_at_a_sentence_boundary(tmp_path: Path) -> None:
     async for client in client_for(tmp_path, engine):
         response = await client.post("/v1/suggest", json={**ROAMING, "n": 2})
         assert [s["text"] for s in response.json()["suggestions"]] == [GOOD]
+
+
+async def test_only_complete_replies_are_cached_and_max_tokens_is_part_of_the_key(tmp_path: Path) -> None:
+    for script, cached_second in ((truncated, False), (looping, False), (complete, True)):
+        engine = ScriptedFakeGenerator(script=script)
+        async for client in client_for(tmp_path, engine):
+            _, first = await reply(client)
+            _, second = await reply(client)
+            assert (first["cached"], second["cached"]) == (False, cached_second), script.__name__
+            if cached_second:
+                _, other_length = await reply(client, max_tokens=10)
+                assert other_length["cached"] is False  # a 10-token request never gets the 96-token reply
+                assert [r.max_new_tokens for r in engine.requests] == [96, 10]
