@@ -118,6 +118,7 @@ class ReplySettings(_Section):
     # Loop guard (issue 9): replies end at a sentence boundary when they repeat themselves or reach this.
     suggest_max_tokens: int = Field(80, ge=1, description="length of each /v1/suggest suggestion")
     max_sentences: int = Field(5, ge=1, description="a generated reply ends after this many sentences")
+    loop_guard: bool = Field(True, description="off: stream the engine's text as is (no repeat/sentence checks)")
 
 
 class LoggingSettings(_Section):

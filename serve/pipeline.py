@@ -267,7 +267,7 @@ class ReplyPipeline:
             )
             parts: list[str] = []
             ttft = 0.0
-            guard = LoopGuard(lang, max_sentences=self.settings.max_sentences)
+            guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
             final = None
             steps = 0
             async with aclosing(self.generator.generate(generation)) as chunks:
@@ -340,7 +340,7 @@ class ReplyPipeline:
         """One suggestion, through the same loop guard as a reply: whole sentences, no repeats."""
         request = GenerationRequest(f"suggest-{secrets.token_hex(8)}", messages, max_tokens,
                                     temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed)
-        guard = LoopGuard(lang, max_sentences=self.settings.max_sentences)
+        guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
         parts = []
         final = None
         async with aclosing(self.generator.generate(request)) as chunks:

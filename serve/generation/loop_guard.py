@@ -95,6 +95,7 @@ class LoopGuard:
     lang: str = "en"
     max_repeats: int = 3
     max_sentences: int | None = None
+    enabled: bool = True  # off: text passes straight through (the behaviour before the guard, for comparisons)
 
     def __post_init__(self) -> None:
         self.n = NGRAM_ZH if self.lang == "zh" else NGRAM_EN
@@ -109,6 +110,9 @@ class LoopGuard:
     # ------------------------------------------------------------------ streaming
     def push(self, delta: str) -> str:
         """Text that may be sent now (complete, checked sentences); "" while a sentence is still open."""
+        if not self.enabled:
+            self.released += delta
+            return delta
         if self.tripped:
             return ""
         self._pending += delta
@@ -131,6 +135,8 @@ class LoopGuard:
         if self.tripped:
             return "", self.tripped
         reason = engine_reason or "stop"
+        if not self.enabled:
+            return "", reason
         tail = self._pending
         self._pending = ""
         if not tail.strip():

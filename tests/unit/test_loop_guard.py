@@ -83,3 +83,8 @@ def test_repetition_measure_and_sentence_end() -> None:
     assert repeated_ngram("请在App中查看。请在App中查看。请在App中查看。") is not None
     assert ends_sentence("Have a good day! 😊") and ends_sentence("好的，已为您查询。")
     assert not ends_sentence("You can pay it in the app under Bil") and not ends_sentence("")
+
+
+def test_a_disabled_guard_passes_everything_through() -> None:
+    text, reason = stream(LoopGuard("en", enabled=False), LOOPING + " and then", "length")
+    assert (text, reason) == (LOOPING + " and then", "length")
