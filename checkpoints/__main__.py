@@ -1,4 +1,5 @@
-"""python -m checkpoints fetch | build-router CONFIG [--force] | build-router-trt CONFIG | build-llm CONFIG [--dry-run]"""
+"""python -m checkpoints fetch | prepare | build-router CONFIG [--force] | build-router-trt CONFIG | build-llm CONFIG
+[--dry-run]"""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m checkpoints")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="fetch and convert the embedded default models into the cache")
+    sub.add_parser("prepare", help="fetch the embedded default models and build the default router (csreply prepare)")
     router = sub.add_parser("build-router", help="train, export and evaluate an intent router")
     router.add_argument("config", type=Path, help="build_configs/router/<name>.yaml")
     router.add_argument("--force", action="store_true", help="rebuild even if the output is current")
@@ -28,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
         from checkpoints.fetch import prepare_defaults
 
         return prepare_defaults(cache, with_router=False)
+    if args.command == "prepare":
+        from checkpoints.fetch import prepare_defaults
+
+        return prepare_defaults(cache)
     if args.command == "build-router":
         from checkpoints.router import build_router
         from checkpoints.router_config import ConfigError, load_router_config

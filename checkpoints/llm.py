@@ -3,11 +3,13 @@
     python -m checkpoints build-llm build_configs/llm/<preset>.yaml [--dry-run] [--examples-dir DIR]
 
 Engine flow (`flow: engine`): `convert_checkpoint.py` (BF16/FP16, INT8 weight-only) or ModelOpt's
-`quantize.py` (FP8, INT4-AWQ) writes a TensorRT-LLM checkpoint, `trtllm-build` (1.x flags:
-`--kv_cache_type paged`, not the removed `--paged_kv_cache`) compiles it, and `csreply-engine.json` goes
-beside the engine: preset and config hash, source checkpoint hash, engine `config.json` version, GPU
-name and compute capability, TensorRT-LLM and TensorRT versions. serve/generation/trtllm.py refuses an
-engine whose manifest does not match the running GPU and libraries.
+`quantize.py` (FP8, INT4-AWQ, calibrated on the preset's local `calib_dataset_dir`) writes a TensorRT-LLM
+checkpoint split into `tp_size x pp_size` ranks, `trtllm-build` compiles one engine per rank (1.x flags:
+`--kv_cache_type paged`; the older `--paged_kv_cache` is still accepted but deprecated and ignored), and
+`csreply-engine.json` (serve/engine_artifacts.EngineManifest) goes beside the engine: preset and config
+hash, source checkpoint hash, engine `config.json` version, GPU name and compute capability, parallel
+sizes, TensorRT-LLM and TensorRT versions. serve/generation/trtllm.py refuses an engine whose manifest does
+not match the running GPU and libraries.
 
 PyTorch flow (`flow: pytorch`): no engine; `tensorrt_llm.LLM` loads the HF checkpoint (or the HF export
 of a ModelOpt-quantised one) at start-up. The manifest records the checkpoint it serves.
@@ -31,13 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checkpoints.llm_config import LlmBuildConfig
+from serve.engine_artifacts import DETECTED_AT_BUILD, EngineLayout, EngineManifest, EngineMismatch, gpu_identity
+from serve.llm_preset import LlmBuildConfig
 
-ENGINE_MANIFEST = "csreply-engine.json"
 # Where NVIDIA's TensorRT-LLM release container keeps the examples (assumption; override with
 # --examples-dir or TRTLLM_EXAMPLES_DIR).
 DEFAULT_EXAMPLES_DIR = "/app/tensorrt_llm/examples"
-DETECTED_AT_BUILD = "<detected at build time>"
 
 
 class LlmBuildError(RuntimeError):
@@ -47,26 +48,31 @@ class LlmBuildError(RuntimeError):
 @dataclass
 class BuildPlan:
     config: LlmBuildConfig
-    output_dir: Path
-    checkpoint_dir: Path
-    serve_dir: Path  # what the trtllm generator loads: engine dir, HF dir or quantised HF export
+    layout: EngineLayout
     commands: list[list[str]] = field(default_factory=list)
 
     def shell(self) -> list[str]:
         return [shlex.join(c) for c in self.commands]
 
     @property
+    def output_dir(self) -> Path:
+        return self.layout.output_dir
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        return self.layout.checkpoint_dir
+
+    @property
+    def serve_dir(self) -> Path:
+        return self.layout.serve_dir
+
+    @property
     def manifest_path(self) -> Path:
-        """Beside the engine (engine flow); in the output directory (PyTorch flow)."""
-        return (self.serve_dir if self.config.flow == "engine" else self.output_dir) / ENGINE_MANIFEST
+        return self.layout.manifest_path
 
 
 def config_hash(config: LlmBuildConfig) -> str:
     return hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
-
-
-def output_dir(config: LlmBuildConfig, cache_dir: Path) -> Path:
-    return Path(config.output_dir).expanduser() if config.output_dir else cache_dir / "engines" / config.name
 
 
 def _switch(value: bool) -> str:
@@ -80,6 +86,8 @@ def quantize_command(config: LlmBuildConfig, examples: str, out: Path, export_hf
         "--dtype", p.dtype, "--qformat", p.quantization, "--output_dir", str(out),
         "--tp_size", str(b.tp_size), "--pp_size", str(b.pp_size), "--calib_size", "512",
     ]
+    if p.calib_path is not None:  # the default, cnn_dailymail, is downloaded from the hub
+        cmd += ["--calib_dataset", str(p.calib_path)]
     if p.kv_cache_dtype == "fp8":
         cmd += ["--kv_cache_dtype", "fp8"]
     if p.quantization == "int4_awq":
@@ -113,52 +121,39 @@ def trtllm_build_command(config: LlmBuildConfig, checkpoint: Path, engine: Path)
         "--context_fmha", _switch(b.context_fmha),
         "--gpt_attention_plugin", b.gpt_attention_plugin, "--gemm_plugin", b.gemm_plugin,
         "--multiple_profiles", _switch(b.multiple_profiles), "--workers", str(b.workers),
+        # Explicit both ways: PluginConfig.use_fp8_context_fmha defaults to True upstream.
+        "--use_fp8_context_fmha", _switch(b.use_fp8_context_fmha),
     ]
-    if b.use_fp8_context_fmha:
-        cmd += ["--use_fp8_context_fmha", "enable"]
     return cmd
 
 
 def plan_build(config: LlmBuildConfig, cache_dir: Path, examples_dir: str | None = None) -> BuildPlan:
     examples = examples_dir or os.environ.get("TRTLLM_EXAMPLES_DIR") or DEFAULT_EXAMPLES_DIR
-    out = output_dir(config, cache_dir)
-    checkpoint = out / "checkpoint"
+    plan = BuildPlan(config, config.layout(cache_dir))
     quantized = config.precision.quantization in ("fp8", "int4_awq")
     if config.flow == "engine":
-        engine = out / "engine"
-        plan = BuildPlan(config, out, checkpoint, engine)
-        plan.commands.append(quantize_command(config, examples, checkpoint, export_hf=False) if quantized
-                             else convert_command(config, examples, checkpoint))
-        plan.commands.append(trtllm_build_command(config, checkpoint, engine))
-        return plan
-    if quantized:
-        export = out / "hf-quantized"
-        plan = BuildPlan(config, out, export, export)
-        plan.commands.append(quantize_command(config, examples, export, export_hf=True))
-        return plan
-    return BuildPlan(config, out, config.model.hf_path, config.model.hf_path)
+        plan.commands.append(quantize_command(config, examples, plan.checkpoint_dir, export_hf=False) if quantized
+                             else convert_command(config, examples, plan.checkpoint_dir))
+        plan.commands.append(trtllm_build_command(config, plan.checkpoint_dir, plan.serve_dir))
+    elif quantized:
+        plan.commands.append(quantize_command(config, examples, plan.serve_dir, export_hf=True))
+    return plan
 
 
-def manifest_for(plan: BuildPlan, detected: dict[str, Any] | None = None) -> dict[str, Any]:
+def manifest_for(plan: BuildPlan, detected: dict[str, Any] | None = None) -> EngineManifest:
     detected = detected or {}
-    return {
-        "format": 1,
-        "preset": plan.config.name,
-        "flow": plan.config.flow,
-        "config_hash": config_hash(plan.config),
-        "source_checkpoint": str(plan.config.model.hf_path),
-        "source_checkpoint_hash": detected.get("source_checkpoint_hash", DETECTED_AT_BUILD),
-        "engine_config_version": detected.get("engine_config_version",
-                                              DETECTED_AT_BUILD if plan.config.flow == "engine" else None),
-        "tensorrt_llm_version": detected.get("tensorrt_llm_version", DETECTED_AT_BUILD),
-        "tensorrt_version": detected.get("tensorrt_version", DETECTED_AT_BUILD),
-        "gpu_name": detected.get("gpu_name", DETECTED_AT_BUILD),
-        "compute_capability": detected.get("compute_capability", DETECTED_AT_BUILD),
-        "precision": plan.config.precision.model_dump(),
-        "serve": {"model": str(plan.serve_dir), "tokenizer": str(plan.config.model.hf_path)},
-        "commands": plan.shell(),
-        "built_at": detected.get("built_at", DETECTED_AT_BUILD),
-    }
+    config = plan.config
+    return EngineManifest(
+        preset=config.name, flow=config.flow, config_hash=config_hash(config),
+        source_checkpoint=str(config.model.hf_path),
+        engine_config_version=detected.get("engine_config_version",
+                                           DETECTED_AT_BUILD if config.flow == "engine" else None),
+        tp_size=config.build.tp_size, pp_size=config.build.pp_size,
+        precision=config.precision.model_dump(),
+        serve={"model": str(plan.serve_dir), "tokenizer": str(config.model.hf_path)},
+        commands=plan.shell(),
+        **{k: v for k, v in detected.items() if k != "engine_config_version"},
+    )
 
 
 def checkpoint_hash(directory: Path) -> str:
@@ -186,19 +181,17 @@ def detect_environment() -> dict[str, Any]:
             "TensorRT-LLM is not importable here. Build inside NVIDIA's TensorRT-LLM release container on the "
             "target GPU (docs/gpu.md), or use --dry-run to print the commands."
         ) from exc
-    import torch
-
     try:
         import tensorrt
 
-        trt_version = str(tensorrt.__version__)
+        trt_version: str | None = str(tensorrt.__version__)
     except ImportError:
         trt_version = None
-    if not torch.cuda.is_available():
-        raise LlmBuildError("no CUDA GPU is visible; engines are built on the GPU they will run on")
-    major, minor = torch.cuda.get_device_capability(0)
-    return {"tensorrt_llm_version": str(tensorrt_llm.__version__), "tensorrt_version": trt_version,
-            "gpu_name": torch.cuda.get_device_name(0), "compute_capability": f"{major}.{minor}"}
+    try:
+        identity = gpu_identity(0)
+    except EngineMismatch as exc:
+        raise LlmBuildError(f"{exc}; engines are built on the GPU they will run on") from exc
+    return {"tensorrt_llm_version": str(tensorrt_llm.__version__), "tensorrt_version": trt_version, **identity}
 
 
 def run_build(plan: BuildPlan) -> Path:
@@ -208,6 +201,9 @@ def run_build(plan: BuildPlan) -> Path:
         raise LlmBuildError(f"model.hf_dir {hf_dir} is not an HF checkpoint (no config.json)")
     if plan.config.flow == "engine" and shutil.which("trtllm-build") is None:
         raise LlmBuildError("trtllm-build is not on PATH")
+    calib = plan.config.precision.calib_path
+    if calib is not None and not calib.is_dir():
+        raise LlmBuildError(f"precision.calib_dataset_dir {calib} is not a directory (docs/gpu.md says what goes in it)")
     detected["source_checkpoint_hash"] = checkpoint_hash(hf_dir)
     plan.output_dir.mkdir(parents=True, exist_ok=True)
     for command in plan.commands:
@@ -219,13 +215,12 @@ def run_build(plan: BuildPlan) -> Path:
         engine_config = json.loads((plan.serve_dir / "config.json").read_text())
         detected["engine_config_version"] = engine_config.get("version")
     detected["built_at"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    plan.manifest_path.parent.mkdir(parents=True, exist_ok=True)
-    plan.manifest_path.write_text(json.dumps(manifest_for(plan, detected), indent=2) + "\n")
+    manifest_for(plan, detected).write(plan.manifest_path)
     return plan.manifest_path
 
 
 def dry_run(plan: BuildPlan) -> str:
     lines = [f"# build plan for {plan.config.name} ({plan.config.flow} flow)", ""]
     lines += plan.shell() or ["# nothing to build: tensorrt_llm.LLM loads the HF checkpoint at start-up"]
-    lines += ["", f"# manifest that would be written to {plan.manifest_path}:", json.dumps(manifest_for(plan), indent=2)]
+    lines += ["", f"# manifest that would be written to {plan.manifest_path}:", manifest_for(plan).model_dump_json(indent=2)]
     return "\n".join(lines)

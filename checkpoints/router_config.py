@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -81,7 +81,17 @@ class ShapeRange(_Strict):
 
 class TensorRTConfig(_Strict):
     fp16: bool = True
-    int8: bool = False
+    int8: bool = False  # kept only to refuse `true` with the reason below
+
+    @field_validator("int8")
+    @classmethod
+    def _no_int8(cls, value: bool) -> bool:
+        if value:
+            raise ValueError(
+                "INT8 TensorRT router engines are not supported: TensorRT's implicit INT8 calibration is deprecated "
+                "since 10.1 and removed in 11; use export.int8 (ONNX Runtime INT8, the CPU path) or the FP16 "
+                "TensorRT engine (the GPU default)")
+        return value
     workspace_mb: int = Field(1024, ge=64)
     sequence: ShapeRange = ShapeRange(min=16, opt=64, max=128)
     batch: ShapeRange = ShapeRange(min=1, opt=8, max=32)

@@ -6,33 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-import torch
 from torch import nn
 
 from checkpoints.router_config import EncoderConfig
 from checkpoints.router_data import gb2312_hanzi
 from serve.config import MINILM_DIRNAME
+from serve.router.torch_model import RouterModel, load_torch
+
+__all__ = ["RouterModel", "build_tokenizer", "encoder_dir", "load_encoder", "load_torch", "save_torch"]
 
 # Full-width punctuation and symbols customers type in Chinese text.
 _CJK_SYMBOLS = "，。！？；：、“”‘’（）【】《》…—～￥·「」"
-
-
-class RouterModel(nn.Module):
-    def __init__(self, encoder: nn.Module, num_labels: int, pooling: str = "mean") -> None:
-        super().__init__()
-        self.encoder = encoder
-        self.pooling = pooling
-        self.dropout = nn.Dropout(0.1)
-        self.head = nn.Linear(encoder.config.hidden_size, num_labels)
-
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        if self.pooling == "mean":
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-6)
-        else:
-            pooled = hidden[:, 0]
-        return self.head(self.dropout(pooled))
 
 
 def encoder_dir(config: EncoderConfig, cache_dir: Path) -> Path:
@@ -96,16 +80,3 @@ def save_torch(model: RouterModel, out_dir: Path, meta: dict[str, Any]) -> None:
     state = {k: v.contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(out_dir / "router.safetensors"))
     (out_dir / "router_meta.json").write_text(json.dumps(meta, indent=2))
-
-
-def load_torch(out_dir: Path, attn_implementation: str = "sdpa") -> RouterModel:
-    from safetensors.torch import load_file
-    from transformers import AutoConfig, AutoModel
-
-    meta = json.loads((out_dir / "router_meta.json").read_text())
-    config = AutoConfig.from_pretrained(out_dir)
-    config._attn_implementation = attn_implementation
-    encoder = AutoModel.from_config(config, attn_implementation=attn_implementation)
-    model = RouterModel(encoder, meta["num_labels"], meta["pooling"])
-    model.load_state_dict(load_file(str(out_dir / "router.safetensors")))
-    return model.eval()

@@ -2,11 +2,15 @@
 
     python -m checkpoints build-router-trt build_configs/router/default.yaml
 
-Written to the TensorRT 10 Python API as documented in shared/reference/trtllm.md section 8
-(`create_network(0)`: explicit batch is implicit in 10.x; `set_memory_pool_limit` rather than the removed
-`max_workspace_size`; `build_serialized_network` rather than the removed `build_engine`). TensorRT cannot be
-installed on the development machines: this module is exercised by tests through `FakeTensorRT`, and
-for real only by tests/gpu on a machine with TensorRT and a GPU.
+Written to the TensorRT 10 Python API (`create_network(0)`: explicit batch is implicit in 10.x;
+`set_memory_pool_limit` rather than the removed `max_workspace_size`; `build_serialized_network` rather than
+the removed `build_engine`); the names are checked against tests/data/trtllm_api.json. TensorRT cannot be
+installed on the development machines: this module is exercised by tests through `FakeTensorRT`, and for
+real only by tests/gpu on a machine with TensorRT and a GPU.
+
+Precision is FP16 (or FP32). There is no INT8 build: implicit INT8 calibration (`IInt8EntropyCalibrator2`,
+`config.int8_calibrator`) is deprecated since TensorRT 10.1 and gone in 11, and the router's INT8 path is
+ONNX Runtime's on CPU; checkpoints/router_config.py refuses `tensorrt.int8` and says so.
 
 Next to the plan goes `engine.json`: TensorRT version, GPU name and compute capability, precision and
 shape profile. serve/router/tensorrt.py refuses to load a plan whose manifest does not match the running
@@ -21,14 +25,13 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
-import numpy as np
 
 from checkpoints.router_config import TensorRTConfig
+from serve.engine_artifacts import EngineMismatch
+from serve.engine_artifacts import gpu_identity as _gpu_identity
+from serve.router.tensorrt import ENGINE_FILE, ENGINE_MANIFEST
 
-ENGINE_FILE = "router.plan"
-ENGINE_MANIFEST = "engine.json"
 INPUTS = ("input_ids", "attention_mask")
 
 
@@ -37,57 +40,17 @@ class EngineBuildError(RuntimeError):
 
 
 def gpu_identity() -> dict[str, str]:
-    """Name and compute capability of GPU 0, read through torch (present wherever TensorRT serves)."""
-    import torch
-
-    if not torch.cuda.is_available():
-        raise EngineBuildError("building a TensorRT engine needs a CUDA GPU; none is visible")
-    major, minor = torch.cuda.get_device_capability(0)
-    return {"gpu_name": torch.cuda.get_device_name(0), "compute_capability": f"{major}.{minor}"}
-
-
-class EntropyCalibrator:
-    """INT8 calibration batches for `IInt8EntropyCalibrator2` (deprecated in TensorRT 10.1 but present in 10.x;
-    TensorRT 11 removes it: explicit Q/DQ quantisation is the long-term path)."""
-
-    def __init__(self, trt: ModuleType, batches: list[dict[str, np.ndarray]], cache_file: Path) -> None:
-        import torch
-
-        base = trt.IInt8EntropyCalibrator2
-
-        class _Calibrator(base):  # type: ignore[misc, valid-type]
-            def __init__(inner) -> None:
-                base.__init__(inner)
-                inner.batches = iter(batches)
-                inner.keep: list[Any] = []
-                inner.batch_size = len(next(iter(batches[0].values())))
-
-            def get_batch_size(inner) -> int:
-                return int(inner.batch_size)
-
-            def get_batch(inner, names: list[str]) -> list[int] | None:
-                try:
-                    batch = next(inner.batches)
-                except StopIteration:
-                    return None
-                tensors = [torch.from_numpy(batch[n]).cuda() for n in names]
-                inner.keep = tensors
-                return [int(t.data_ptr()) for t in tensors]
-
-            def read_calibration_cache(inner) -> bytes | None:
-                return cache_file.read_bytes() if cache_file.is_file() else None
-
-            def write_calibration_cache(inner, cache: Any) -> None:
-                cache_file.write_bytes(bytes(cache))
-
-        self.calibrator = _Calibrator()
+    """Name and compute capability of GPU 0 (the engine is built for exactly that architecture)."""
+    try:
+        return _gpu_identity(0)
+    except EngineMismatch as exc:
+        raise EngineBuildError(f"building a TensorRT engine needs a CUDA GPU: {exc}") from exc
 
 
 def build_engine(
     onnx_path: Path,
     out_dir: Path,
     config: TensorRTConfig,
-    calibration: list[dict[str, np.ndarray]] | None = None,
     trt: ModuleType | None = None,
     identity: dict[str, str] | None = None,
 ) -> Path:
@@ -116,13 +79,6 @@ def build_engine(
     if config.fp16:
         builder_config.set_flag(trt.BuilderFlag.FP16)
         precision = "fp16"
-    if config.int8:
-        if not calibration:
-            raise EngineBuildError("tensorrt.int8 needs calibration batches (dev messages); none were given")
-        builder_config.set_flag(trt.BuilderFlag.INT8)
-        calibrator = EntropyCalibrator(trt, calibration, out_dir / "int8_calibration.cache")
-        builder_config.int8_calibrator = calibrator.calibrator
-        precision = "int8+fp16" if config.fp16 else "int8"
 
     profile = builder.create_optimization_profile()
     b, s = config.batch, config.sequence

@@ -16,7 +16,7 @@ from serve.errors import PayloadTooLarge
 from serve.generation.base import Generator
 from serve.logsetup import request_id_var
 from serve.router.base import IntentClassifier
-from serve.runtime import Runtime
+from serve.services import build_services
 
 logger = logging.getLogger(__name__)
 
@@ -25,19 +25,19 @@ def create_app(
     settings: Settings, generator: Generator | None = None, router: IntentClassifier | None = None
 ) -> FastAPI:
     """The server; `generator` and `router` replace the configured backends (tests pass fakes)."""
-    runtime = Runtime.create(settings, generator, router)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await runtime.start()
-        logger.info("server.ready generator=%s model=%s", runtime.generator.name, runtime.generator.model_name)
+        services = await build_services(settings, generator, router)
+        app.state.services = services
+        logger.info("server.ready generator=%s model=%s members=%s", services.generator.name,
+                    services.generator.model_name, [m.name for m in services.generator.members])
         try:
             yield
         finally:
-            await runtime.stop()
+            await services.aclose()
 
     app = FastAPI(title="csreply", version="0.1.0", lifespan=lifespan)
-    app.state.runtime = runtime
     install_error_handlers(app)
 
     @app.middleware("http")

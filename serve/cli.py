@@ -27,9 +27,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from checkpoints.fetch import prepare_defaults
+    """Runs the build tool as its own process: the server package does not import checkpoints/."""
+    import os
+    import subprocess
 
-    return prepare_defaults(load_settings(args.config).cache_dir)
+    env = {**os.environ, "CSREPLY_CACHE_DIR": str(load_settings(args.config).cache_dir)}
+    return subprocess.run([sys.executable, "-m", "checkpoints", "prepare"], env=env).returncode
 
 
 def _eval_router(args: argparse.Namespace) -> int:

@@ -30,6 +30,8 @@ class CompletionParams:
     n: int
     stop: tuple[str, ...]
     seed: int | None
+    session_id: str | None = None
+    variant: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,8 @@ class CompletionService:
                 stop=params.stop,
                 # Choices of one request must differ, and stay reproducible for a given seed.
                 seed=None if params.seed is None else params.seed + i,
+                affinity=params.session_id or params.request_id,
+                variant=params.variant,
             )
             for i in range(params.n)
         ]

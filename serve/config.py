@@ -79,6 +79,42 @@ class GeneratorSettings(_Section):
         return self
 
 
+class MemberSettings(_Section):
+    """One member of the engine pool (`generators:`). Members with weight 0 take traffic only by failover
+    or when a request pins them (header `x-csreply-variant`)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,40}$")
+    backend: Literal["hf", "trtllm", "openai"]
+    weight: float = Field(1.0, ge=0, description="share of sessions (A/B split); 0 = failover only")
+    languages: tuple[str, ...] | None = Field(None, description="default: the backend's own declaration")
+    trtllm_preset: Path | None = Field(None, description="backend trtllm: build_configs/llm/*.yaml")
+    base_urls: list[str] = Field(default_factory=list, description="backend openai: .../v1 of each server")
+    model: str | None = Field(None, description="backend openai: the model name the remote servers serve")
+    api_key_env: str | None = Field(None, description="backend openai: environment variable with the key")
+    connect_timeout_s: float = Field(2.0, gt=0)
+    read_timeout_s: float = Field(60.0, gt=0, description="longest silence between two streamed chunks")
+    max_connections: int = Field(512, ge=1)
+    health_interval_s: float = Field(5.0, gt=0)
+    max_model_len: int = Field(8192, ge=128, description="backend openai: the remote context length")
+    tokenizer_dir: Path | None = Field(None, description="backend openai: HF tokenizer for exact token counts")
+    failures_to_open: int = Field(3, ge=1, description="failures before the first token that open the breaker")
+    cooldown_s: float = Field(10.0, gt=0, description="open breaker: wait this long before a probe")
+
+    @model_validator(mode="after")
+    def _check_backend(self) -> MemberSettings:
+        if self.backend == "trtllm" and self.trtllm_preset is None:
+            raise ValueError(f"generators[{self.name}]: backend trtllm needs trtllm_preset")
+        if self.backend == "openai":
+            if not self.base_urls:
+                raise ValueError(f"generators[{self.name}]: backend openai needs base_urls")
+            if not self.model:
+                raise ValueError(f"generators[{self.name}]: backend openai needs model")
+            for url in self.base_urls:
+                if not url.startswith(("http://", "https://")):
+                    raise ValueError(f"generators[{self.name}]: base url {url!r} must start with http:// or https://")
+        return self
+
+
 class RouterSettings(_Section):
     backend: Literal["onnx", "tensorrt", "rules"] = "onnx"
     router_dir: Path | None = Field(None, description="a build-router output; default <cache>/router/default")
@@ -134,12 +170,33 @@ class Settings(BaseSettings):
     cache_dir: Path = Field(default_factory=default_cache_dir)
     server: ServerSettings = ServerSettings()
     generator: GeneratorSettings = GeneratorSettings()
+    generators: list[MemberSettings] = Field(
+        default_factory=list, description="engine pool; empty = one member from the generator section"
+    )
     router: RouterSettings = RouterSettings()
     sessions: SessionSettings = SessionSettings()
     cache: CacheSettings = CacheSettings()
     reply: ReplySettings = ReplySettings()
     prompts_dir: Path | None = Field(None, description="prompt library; default: the repository's prompts/")
     logging: LoggingSettings = LoggingSettings()
+
+    @model_validator(mode="after")
+    def _check_pool(self) -> Settings:
+        names = [m.name for m in self.generators]
+        if len(set(names)) != len(names):
+            raise ValueError(f"generators: member names must be unique, got {names}")
+        if self.generators and not any(m.weight > 0 for m in self.generators):
+            raise ValueError("generators: at least one member needs a weight above 0")
+        if sum(m.backend == "hf" for m in self.generators) > 1:
+            raise ValueError("generators: at most one hf member (it uses the generator section)")
+        return self
+
+    def pool_members(self) -> list[MemberSettings]:
+        """The engine pool as configured; without `generators:`, one member from the generator section."""
+        if self.generators:
+            return list(self.generators)
+        gen = self.generator
+        return [MemberSettings(name="default", backend=gen.backend, trtllm_preset=gen.trtllm_preset)]
 
     @property
     def generator_model_dir(self) -> Path:

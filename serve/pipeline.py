@@ -22,8 +22,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from serve.admission import Admission
-from serve.config import ReplySettings
-from serve.errors import InvalidRequest
+from serve.config import Settings
+from serve.errors import BackendUnavailable, InvalidRequest
+from serve.followup import is_followup, script_lang
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
 from serve.prompts import PromptLibrary, Route
@@ -45,6 +46,7 @@ class ReplyRequest:
     session_id: str | None = None
     context: dict[str, Any] = field(default_factory=dict)
     max_tokens: int | None = None
+    variant: str | None = None  # pin an engine-pool member (offline A/B scoring); None = sticky by session
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +81,17 @@ class DoneEvent:
     total_ms: float
     cached: bool = False
     session_id: str | None = None
+    variant: str | None = None  # the engine-pool member that generated the reply
+    fallback: str | None = None  # why a generated reply was replaced (e.g. every generator down)
 
 
 ReplyEvent = IntentEvent | DeltaEvent | DoneEvent
 
 
 CARRY_OVER_TOP_K = 3
+# Labels a short follow-up often gets on its own ("I already restarted it" reads as chit-chat or out of
+# scope); for a follow-up they are re-decided with the conversation.
+FOLLOWUP_OVERRIDABLE = frozenset({"out_of_scope", "greeting_chitchat"})
 
 
 def carry_over(intent: IntentResult, previous: str | None) -> IntentResult:
@@ -118,19 +125,18 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
 
 
 class ReplyPipeline:
-    def __init__(self, router: IntentClassifier, generator: Generator, library: PromptLibrary,
-                 sessions: SessionStore, cache: ResponseCache | None, admission: Admission,
-                 settings: ReplySettings, max_model_len: int, max_tokens_limit: int, max_turns: int = 20) -> None:
+    def __init__(self, *, router: IntentClassifier, generator: Generator, library: PromptLibrary,
+                 sessions: SessionStore, cache: ResponseCache | None, admission: Admission, settings: Settings) -> None:
         self.router = router
         self.generator = generator
         self.library = library
         self.sessions = sessions
         self.cache = cache
         self.admission = admission
-        self.settings = settings
-        self.max_model_len = max_model_len
-        self.max_tokens_limit = max_tokens_limit
-        self.max_turns = max_turns
+        self.settings = settings.reply
+        self.max_model_len = settings.generator.max_model_len
+        self.max_tokens_limit = settings.generator.max_tokens_limit
+        self.max_turns = settings.sessions.max_turns
 
     # ------------------------------------------------------------------ shared steps
     async def _load_session(self, request: ReplyRequest) -> Session | None:
@@ -148,26 +154,60 @@ class ReplyPipeline:
                     history: tuple[ChatMessage, ...] = ()) -> tuple[IntentResult, RouteDecision, Lang, float]:
         started = time.perf_counter()
         [intent] = await self.router.classify([request.message], top_k=5)
-        if intent.uncertain:
-            intent = carry_over(intent, await self._previous_intent(session, history))
+        followup = is_followup(request.message)
+        if intent.uncertain or (followup and intent.label in FOLLOWUP_OVERRIDABLE):
+            intent = await self._follow_conversation(intent, request.message, followup, session, history)
         router_ms = (time.perf_counter() - started) * 1000
-        lang: Lang = request.lang if request.lang != "auto" else intent.lang  # type: ignore[assignment]
+        lang = self._language(request, intent, session, history)
         decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
                                 session.uncertain_streak if session else 0)
         logger.info("reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
                     intent.label, intent.confidence, decision.route, decision.reason, lang, intent.backend)
         return intent, decision, lang, router_ms
 
-    async def _previous_intent(self, session: Session | None, history: tuple[ChatMessage, ...]) -> str | None:
-        """The conversation's last confident intent: from the session, else from the history's last
-        customer message (one more router call, a few milliseconds)."""
-        if session is not None and session.last_intent is not None:
-            return session.last_intent
+    async def _follow_conversation(self, intent: IntentResult, message: str, followup: bool,
+                                   session: Session | None, history: tuple[ChatMessage, ...]) -> IntentResult:
+        """Keep the conversation's intent for a message that leans on it: first the top-k carry-over rule,
+        then, for a follow-up, the previous customer turn and this message classified together."""
+        previous, last_user = await self._previous_intent(session, history)
+        if previous is None:
+            return intent
+        carried = carry_over(intent, previous)
+        if carried is not intent or not followup:
+            return carried
+        if last_user is not None:
+            [joint] = await self.router.classify([f"{last_user}\n{message}"], top_k=5)
+            if joint.label == previous and not joint.uncertain:
+                return replace(joint, uncertain=False, uncertain_reason="carried_over")
+        if script_lang(message) is None:  # a bare order number or "ok": nothing to classify on its own
+            return replace(intent, label=previous, uncertain=False, uncertain_reason="carried_over")
+        return intent
+
+    def _language(self, request: ReplyRequest, intent: IntentResult, session: Session | None,
+                  history: tuple[ChatMessage, ...]) -> Lang:
+        """The request's language; on auto, the message's, or the conversation's when the message shows
+        none (a bare order number in a Chinese chat gets a Chinese reply)."""
+        if request.lang != "auto":
+            return request.lang
+        if script_lang(request.message) is None:
+            if session is not None and session.lang in ("en", "zh"):
+                return session.lang  # type: ignore[return-value]
+            for message in reversed(history):
+                if message.role == "user" and (lang := script_lang(message.content)) is not None:
+                    return lang  # type: ignore[return-value]
+        return intent.lang  # type: ignore[return-value]
+
+    async def _previous_intent(self, session: Session | None,
+                               history: tuple[ChatMessage, ...]) -> tuple[str | None, str | None]:
+        """The conversation's last confident intent (from the session, else by classifying the history's
+        last customer message) and that customer message."""
         last_user = next((m.content for m in reversed(history) if m.role == "user"), None)
+        if session is not None and session.last_intent is not None:
+            return session.last_intent, last_user
         if last_user is None:
-            return None
+            return None, None
         [previous] = await self.router.classify([last_user], top_k=1)
-        return None if previous.uncertain else previous.label
+        return (None if previous.uncertain else previous.label), last_user
 
     def fixed_reply(self, request: ReplyRequest, intent: IntentResult, decision: RouteDecision, lang: Lang) -> str:
         """The reply of every route that needs no model."""
@@ -199,23 +239,44 @@ class ReplyPipeline:
                 )
             del kept[0]
 
+    def _check_variant(self, request: ReplyRequest) -> None:
+        """An unknown pinned variant is the request's error, before anything streams."""
+        find = getattr(self.generator, "member", None)
+        if request.variant is not None and find is not None:
+            find(request.variant)
+
+    def _variant(self, request: ReplyRequest, affinity: str) -> str | None:
+        """The engine-pool member this reply belongs to: pinned, else sticky by session (pool only)."""
+        if request.variant is not None:
+            return request.variant
+        variant_for = getattr(self.generator, "variant_for", None)
+        return variant_for(affinity) if variant_for is not None else None
+
     def _max_tokens(self, request: ReplyRequest) -> int:
+        self._check_variant(request)
         max_tokens = request.max_tokens or self.settings.max_tokens
         if max_tokens > self.max_tokens_limit:
             raise InvalidRequest(f"max_tokens is {max_tokens}; at most {self.max_tokens_limit}", param="max_tokens")
         return max_tokens
 
     async def _remember(self, session: Session | None, request: ReplyRequest, intent: IntentResult,
-                        decision: RouteDecision, reply: str) -> None:
+                        decision: RouteDecision, reply: str, variant: str | None = None) -> None:
         if session is None:
             return
         session.domain = request.domain
+        session.lang = self._conversation_lang(request.message, session.lang)
+        if variant is not None:
+            session.variant = variant
         session.add(Turn("user", request.message, intent.label, decision.route), self.max_turns)
         session.add(Turn("assistant", reply, intent.label, decision.route), self.max_turns)
         session.uncertain_streak = session.uncertain_streak + 1 if decision.route == "clarify" else 0
         if not intent.uncertain:
             session.last_intent = intent.label
         await self.sessions.save(session)
+
+    @staticmethod
+    def _conversation_lang(message: str, current: str | None) -> str | None:
+        return script_lang(message) or current
 
     # --------------------------------------------------------------------- /v1/reply
     async def reply(self, request: ReplyRequest) -> AsyncGenerator[ReplyEvent, None]:
@@ -231,10 +292,11 @@ class ReplyPipeline:
             return round((time.perf_counter() - started) * 1000, 3)
 
         def done(finish: str, prompt: int = 0, completion: int = 0, queue_ms: float = 0.0, ttft: float = 0.0,
-                 cached: bool = False) -> DoneEvent:
+                 cached: bool = False, variant: str | None = None, fallback: str | None = None) -> DoneEvent:
             handoff = decision.route == "handoff"
             return DoneEvent(finish, handoff, decision.reason if handoff else None, prompt, completion,
-                             round(router_ms, 3), round(queue_ms, 3), ttft, elapsed(), cached, request.session_id)
+                             round(router_ms, 3), round(queue_ms, 3), ttft, elapsed(), cached, request.session_id,
+                             variant, fallback)
 
         if decision.route != "llm":
             text = self.fixed_reply(request, intent, decision, lang)
@@ -245,9 +307,13 @@ class ReplyPipeline:
             yield done("stop", ttft=ttft)
             return
 
+        request_id = f"reply-{secrets.token_hex(8)}"
+        variant = self._variant(request, request.session_id or request_id)
         key = None
         if self.cache is not None and not request.context and not history:
-            key = cache_key(request.domain, lang, intent.label, request.message, self._cache_variant(max_tokens))
+            # Each A/B variant writes its own replies, and the key covers everything else that shapes one.
+            key = cache_key(request.domain, lang, f"{intent.label}@{variant or ''}", request.message,
+                            self._cache_variant(max_tokens))
             hit = await self.cache.get(key)
             if hit is not None:
                 yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
@@ -262,27 +328,39 @@ class ReplyPipeline:
         try:
             yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
             generation = GenerationRequest(
-                request_id=f"reply-{secrets.token_hex(8)}", messages=messages, max_new_tokens=max_tokens,
+                request_id=request_id, messages=messages, max_new_tokens=max_tokens,
                 temperature=self.settings.temperature, seed=0 if self.settings.temperature > 0 else None,
+                affinity=request.session_id or request_id, variant=variant,
             )
             parts: list[str] = []
             ttft = 0.0
             guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
             final = None
             steps = 0
-            async with aclosing(self.generator.generate(generation)) as chunks:
-                async for chunk in chunks:
-                    steps += 1
-                    released = guard.push(chunk.text) if chunk.text else ""
-                    if released:
-                        if not parts:
-                            ttft = elapsed()
-                        parts.append(released)
-                        yield DeltaEvent(released)
-                    if chunk.finish_reason:
-                        final = chunk
-                    if guard.tripped:
-                        break  # leaving the block closes the stream, which aborts the request in the engine
+            try:
+                async with aclosing(self.generator.generate(generation)) as chunks:
+                    async for chunk in chunks:
+                        steps += 1
+                        released = guard.push(chunk.text) if chunk.text else ""
+                        if released:
+                            if not parts:
+                                ttft = elapsed()
+                            parts.append(released)
+                            yield DeltaEvent(released)
+                        if chunk.finish_reason:
+                            final = chunk
+                        if guard.tripped:
+                            break  # leaving the block closes the stream, which aborts the request in the engine
+            except BackendUnavailable as exc:
+                if parts:
+                    raise
+                # Last resort: no generator could start the reply, so the intent's reviewed template answers.
+                logger.error("reply.generator_unavailable fallback=template error=%s", exc.message)
+                text = self.library.template_reply(request.domain, lang, intent.label, request.context)
+                yield DeltaEvent(text)
+                await self._remember(session, request, intent, decision, text)
+                yield done("stop", ttft=elapsed(), fallback="template:generator_unavailable")
+                return
             tail, finish = guard.finish(final.finish_reason if final else None)
             if tail:
                 if not parts:
@@ -294,12 +372,16 @@ class ReplyPipeline:
         text = "".join(parts)
         if key is not None and should_store(finish, text):
             await self.cache.set(key, text)  # type: ignore[union-attr]
-        await self._remember(session, request, intent, decision, text)
+        served_by = final.served_by if final is not None else variant
+        await self._remember(session, request, intent, decision, text, served_by)
+        logger.info("reply.done route=llm finish=%s variant=%s completion_tokens=%s", finish, served_by,
+                    final.completion_tokens if final is not None else steps)
         if final is None:  # the guard stopped the engine: the prompt is known, the reply took `steps` chunks
-            yield done(finish, self.generator.count_prompt_tokens(messages), steps, 0.0, ttft or elapsed())
+            yield done(finish, self.generator.count_prompt_tokens(messages), steps, 0.0, ttft or elapsed(),
+                       variant=served_by)
             return
         yield done(finish, final.prompt_tokens or 0, final.completion_tokens or 0, final.queue_ms or 0.0,
-                   ttft or elapsed())
+                   ttft or elapsed(), variant=served_by)
 
     def _cache_variant(self, max_tokens: int) -> str:
         """Everything besides the question that shapes a cached reply: the engine and its decoding defaults
@@ -327,7 +409,9 @@ class ReplyPipeline:
         slot = self.admission.acquire(n)
         try:
             base = secrets.randbits(30)
-            texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, lang)
+            affinity = request.session_id or f"suggest-{base}"
+            texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, affinity, request.variant,
+                                                               lang)
                                            for i in range(n)))
         finally:
             slot.release()
@@ -336,10 +420,11 @@ class ReplyPipeline:
         return intent, decision, lang, [{"text": t, "source": "llm"} for t in unique], timings
 
     async def _generate_text(self, messages: tuple[ChatMessage, ...], max_tokens: int, seed: int,
-                             lang: str = "en") -> str:
+                             affinity: str | None = None, variant: str | None = None, lang: str = "en") -> str:
         """One suggestion, through the same loop guard as a reply: whole sentences, no repeats."""
         request = GenerationRequest(f"suggest-{secrets.token_hex(8)}", messages, max_tokens,
-                                    temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed)
+                                    temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed,
+                                    affinity=affinity, variant=variant)
         guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
         parts = []
         final = None

@@ -27,6 +27,8 @@ class Session:
     turns: list[Turn] = field(default_factory=list)
     uncertain_streak: int = 0
     last_intent: str | None = None  # the last intent the router was sure of (for follow-up messages)
+    lang: str | None = None  # the conversation's language (a bare order number keeps it)
+    variant: str | None = None  # the engine-pool member that wrote the last generated reply (A/B)
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
 

@@ -1,15 +1,25 @@
-"""FakeTensorRT: a test double of the TensorRT 10 Python API surface the router uses.
+"""FakeTensorRT: a test double of the TensorRT 10 Python API surface the router uses, and FakeCudaMemory,
+a stand-in for CUDA device memory and streams.
 
-TensorRT cannot be installed on the development machines. This fake has only the names documented in
-shared/reference/trtllm.md section 8 (tests/unit/test_router_tensorrt.py checks that), so code that calls
-anything else fails here. Its "engine" runs the plain ONNX file with ONNX Runtime and enforces the
-optimisation profile, so shapes, padding and batching logic are checked against real logits.
+TensorRT and a GPU are not available on the development machines. The fake has only names the TensorRT 10
+reference lists (tests/data/trtllm_api.json; tests/unit/router/test_tensorrt_with_fake.py checks that), so
+code that calls anything else fails here. It behaves as the real library does where the router's code
+depends on it:
+
+* its "engine" runs the plain ONNX file with ONNX Runtime, so shapes, padding and batching are checked
+  against real logits;
+* `set_input_shape` returns False for a shape outside the optimisation profile (it does not raise);
+* `execute_async_v3` reads and writes only device memory: addresses must come from FakeCudaMemory, whose
+  addresses are opaque handles, not host pointers (a host pointer fails as it would on a GPU); it records the
+  stream handle, 0 being the legacy default stream;
+* there is no INT8 calibrator: the project does not build INT8 engines.
 """
 
 from __future__ import annotations
 
-import ctypes
+import itertools
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +42,6 @@ class MemoryPoolType:
 
 class BuilderFlag:
     FP16 = "FP16"
-    INT8 = "INT8"
 
 
 class TensorIOMode:
@@ -46,9 +55,45 @@ class DataType:
     INT64 = "INT64"
 
 
-class IInt8EntropyCalibrator2:
-    def __init__(self) -> None:
-        pass
+@dataclass
+class FakeDeviceArray:
+    address: int
+    array: np.ndarray
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+_DEVICE: dict[int, FakeDeviceArray] = {}  # address -> allocation, as the driver knows device memory
+_STREAMS: set[int] = {0}  # 0: the legacy default stream
+_ADDRESSES = itertools.count(0x7F3A_0000_0000, 0x1_0000)
+_STREAM_IDS = itertools.count(0x5A00_0001)
+
+
+@dataclass
+class FakeCudaMemory:
+    """serve.router.tensorrt.DeviceBuffers over stand-in device memory, with one dedicated stream."""
+
+    stream_handle: int = field(default_factory=lambda: next(_STREAM_IDS))
+    allocations: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        _STREAMS.add(self.stream_handle)
+
+    def _allocate(self, array: np.ndarray) -> FakeDeviceArray:
+        buffer = FakeDeviceArray(next(_ADDRESSES), array)
+        _DEVICE[buffer.address] = buffer
+        self.allocations.append(buffer.address)
+        return buffer
+
+    def to_device(self, array: np.ndarray) -> FakeDeviceArray:
+        return self._allocate(np.array(array, copy=True))
+
+    def empty(self, shape: tuple[int, ...], dtype: str) -> FakeDeviceArray:
+        return self._allocate(np.empty(shape, dtype=dtype))
+
+    def to_host(self, buffer: FakeDeviceArray) -> np.ndarray:
+        return buffer.array.astype(np.float32)
 
 
 class _Network:
@@ -109,7 +154,6 @@ class _BuilderConfig:
         self.flags: set[str] = set()
         self.profiles: list[_Profile] = []
         self.builder_optimization_level = 3
-        self.int8_calibrator: Any = None
         self._cache: _TimingCache | None = None
 
     def set_memory_pool_limit(self, pool: str, size: int) -> None:
@@ -193,11 +237,12 @@ class _Context:
         self.shapes: dict[str, tuple[int, ...]] = {}
         self.addresses: dict[str, int] = {}
         self.executions = 0
+        self.streams: list[int] = []
 
     def set_input_shape(self, name: str, shape: tuple[int, ...]) -> bool:
         low, _, high = self.engine.get_tensor_profile_shape(name, 0)
-        if not all(lo <= s <= hi for lo, s, hi in zip(low, shape, high)):
-            raise RuntimeError(f"shape {shape} of {name} is outside the optimisation profile {low}..{high}")
+        if len(shape) != len(low) or not all(lo <= s <= hi for lo, s, hi in zip(low, shape, high)):
+            return False  # TensorRT logs the error and returns False; the shape is not set
         self.shapes[name] = tuple(shape)
         return True
 
@@ -211,14 +256,24 @@ class _Context:
         return True
 
     def execute_async_v3(self, stream_handle: int) -> bool:
-        def read(name: str) -> np.ndarray:
-            count = int(np.prod(self.shapes[name]))
-            buffer = (ctypes.c_int64 * count).from_address(self.addresses[name])
-            return np.ctypeslib.as_array(buffer).reshape(self.shapes[name]).copy()
-
-        logits = self.engine.session.logits(read("input_ids"), read("attention_mask")).astype(np.float32)
-        out = (ctypes.c_float * logits.size).from_address(self.addresses["logits"])
-        np.ctypeslib.as_array(out)[:] = logits.ravel()
+        if stream_handle not in _STREAMS:
+            raise RuntimeError(f"invalid CUDA stream handle {stream_handle:#x}")
+        buffers = {}
+        for name in ("input_ids", "attention_mask", "logits"):
+            address = self.addresses.get(name)
+            if address not in _DEVICE:
+                raise RuntimeError(f"an illegal memory access was encountered: {name} at {address!r} is not device "
+                                   "memory")
+            buffers[name] = _DEVICE[address]
+        for name in ("input_ids", "attention_mask"):
+            if buffers[name].array.shape != self.shapes[name]:
+                raise RuntimeError(f"{name}: buffer shape {buffers[name].array.shape} != input shape {self.shapes[name]}")
+        logits = self.engine.session.logits(buffers["input_ids"].array, buffers["attention_mask"].array)
+        out = buffers["logits"].array
+        if out.shape != logits.shape:
+            raise RuntimeError(f"logits buffer {out.shape} does not fit the output {logits.shape}")
+        out[...] = logits
+        self.streams.append(stream_handle)
         self.executions += 1
         return True
 
@@ -250,19 +305,18 @@ class FakeTensorRT:
     BuilderFlag = BuilderFlag
     TensorIOMode = TensorIOMode
     DataType = DataType
-    IInt8EntropyCalibrator2 = IInt8EntropyCalibrator2
 
 
 # Every name the fake offers, for the conformance check against the reference.
 FAKE_SURFACE = {
     "module": ["Logger", "Builder", "OnnxParser", "Runtime", "MemoryPoolType", "BuilderFlag", "TensorIOMode",
-               "DataType", "IInt8EntropyCalibrator2"],
+               "DataType"],
     "members": ["create_network", "create_builder_config", "create_optimization_profile",
                 "build_serialized_network", "parse_from_file", "num_errors", "get_error", "set_shape",
                 "set_memory_pool_limit", "set_flag", "add_optimization_profile", "create_timing_cache",
                 "set_timing_cache", "get_timing_cache", "serialize", "builder_optimization_level",
-                "int8_calibrator", "deserialize_cuda_engine", "create_execution_context", "num_io_tensors",
+                "deserialize_cuda_engine", "create_execution_context", "num_io_tensors",
                 "get_tensor_name", "get_tensor_mode", "get_tensor_dtype", "get_tensor_profile_shape",
                 "set_input_shape", "get_tensor_shape", "set_tensor_address", "execute_async_v3",
-                "WORKSPACE", "FP16", "INT8", "INPUT", "OUTPUT", "FLOAT", "HALF", "INT64", "WARNING"],
+                "WORKSPACE", "FP16", "INPUT", "OUTPUT", "FLOAT", "HALF", "INT64", "WARNING"],
 }

@@ -1,38 +1,45 @@
 """FakeTensorRTLLM: a test double of the TensorRT-LLM 1.2 LLM API surface serve/generation/trtllm.py uses.
 
-TensorRT-LLM cannot be installed on the development machines. Like the real API, the fake rejects
-unknown `LLM` keywords (ValueError) and unknown `SamplingParams` keywords (TypeError), using the field
-lists of shared/reference/trtllm_api/extracted; it requires `generate_async` to be called inside a
-running event loop; and it replays scripted steps on one mutated `RequestOutput`-like object
-(`text_diff`, `token_ids`, `finish_reason`), ending in `cancelled` after `abort()`.
+TensorRT-LLM cannot be installed on the development machines. The fake behaves like the upstream code it
+stands in for (docs/gpu.md names the files), so a test fails where the real library would:
+
+* `LLM(**kwargs)` rejects unknown keywords (ValueError) and `SamplingParams` unknown keywords (TypeError),
+  using the field lists in tests/data/trtllm_api.json; both validate ranges as the real ones do;
+* `generate_async` needs a running event loop, raises RuntimeError("LLM is shutting down") after `shutdown()`,
+  and applies the LLM API's length checks (engine flow: prompt + max_tokens against the engine's max_seq_len
+  from its config.json; PyTorch flow: prompt against max_num_tokens) with ValueError;
+* one `RequestOutput`-like object is mutated and re-yielded (`text_diff`, `token_ids`, `finish_reason`), ending
+  in `cancelled` after `abort()`; perf timings are `timedelta`s, as the bindings return them;
+* `get_stats_async()` returns an empty iterable before the first request, then always the same
+  IterationResult, which yields JSON-decoded dicts, waits `timeout` seconds for the next one, marks itself
+  done at the first timeout and is reset only by the next `generate_async` (executor.py / result.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import enum
+import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import yaml
-
 from tests.conftest import REPO
 
-API_DIR = REPO.parent / "shared" / "reference" / "trtllm_api" / "extracted"
-FAKE_VERSION = "1.2.1"
+API_DATA = REPO / "tests" / "data" / "trtllm_api.json"
+API = json.loads(API_DATA.read_text())
+FAKE_VERSION = API["tensorrt_llm_version"]
 
 
 def reference_fields(class_name: str) -> set[str]:
-    data = yaml.safe_load((API_DIR / f"{class_name}.yaml").read_text())
-    rows = data.get("effective_fields") or data.get("fields") or []
-    return {row["name"] for row in rows}
+    return set(API["classes"][class_name]["fields"])
 
 
-def reference_values(class_name: str) -> list[str]:
-    return list(yaml.safe_load((API_DIR / f"{class_name}.yaml").read_text()).get("values") or [])
+def reference_values(enum_name: str) -> list[str]:
+    return list(API["enums"][enum_name])
 
 
 @dataclass
@@ -67,7 +74,8 @@ class FakeCompletionOutput:
 class FakeRequestOutput:
     """One object, mutated and re-yielded every step, as the real RequestOutput is."""
 
-    def __init__(self, request_id: int, prompt_ids: list[int], steps: list[Step], raise_at: int | None) -> None:
+    def __init__(self, request_id: int, prompt_ids: list[int], steps: list[Step], raise_at: int | None,
+                 on_step: Callable[[], None]) -> None:
         asyncio.get_running_loop()  # the real API needs a running loop when the result object is created
         self.request_id = request_id
         self.prompt_token_ids = prompt_ids
@@ -76,8 +84,11 @@ class FakeRequestOutput:
         self._steps = steps
         self._raise_at = raise_at
         self._aborted = False
+        self._on_step = on_step
         self.yielded = 0
-        timing = SimpleNamespace(arrival_time=10.0, first_scheduled_time=10.004)
+        # steady-clock time points, which the bindings hand to Python as timedelta
+        arrival = datetime.timedelta(seconds=10)
+        timing = SimpleNamespace(arrival_time=arrival, first_scheduled_time=arrival + datetime.timedelta(milliseconds=4))
         self.outputs[0].request_perf_metrics = SimpleNamespace(timing_metrics=timing)
 
     def abort(self) -> None:
@@ -100,6 +111,7 @@ class FakeRequestOutput:
                 self.finished = True
                 yield self
                 return
+            self._on_step()
             out.text_diff, out.token_ids_diff = step.text_diff, list(step.token_ids_diff)
             out.text += step.text_diff
             out.token_ids = out.token_ids + list(step.token_ids_diff)
@@ -112,14 +124,16 @@ class FakeRequestOutput:
 
 
 class FakeSamplingParams:
-    _fields: set[str] | None = None
-
     def __init__(self, **kwargs: Any) -> None:
-        allowed = FakeSamplingParams._fields or reference_fields("SamplingParams")
-        FakeSamplingParams._fields = allowed
-        unknown = sorted(set(kwargs) - allowed)
+        unknown = sorted(set(kwargs) - reference_fields("SamplingParams"))
         if unknown:
             raise TypeError(f"SamplingParams.__init__() got an unexpected keyword argument {unknown[0]!r}")
+        if kwargs.get("temperature") is not None and kwargs["temperature"] < 0:
+            raise ValueError("require temperature >= 0")
+        if kwargs.get("top_p") is not None and not 0 <= kwargs["top_p"] <= 1:
+            raise ValueError("require 0 <= top_p <= 1")
+        if kwargs.get("top_k") is not None and kwargs["top_k"] < 0:
+            raise ValueError("require top_k >= 0")
         self.max_tokens = 32  # the real default: callers must always set it
         self.__dict__.update(kwargs)
 
@@ -142,17 +156,47 @@ class FakeSchedulerConfig(_Config):
     class_name = "SchedulerConfig"
 
 
-CapacitySchedulerPolicy = enum.Enum("CapacitySchedulerPolicy", reference_values("CapacitySchedulerPolicy")
-                                    if API_DIR.is_dir() else ["MAX_UTILIZATION", "GUARANTEED_NO_EVICT"])
-ContextChunkingPolicy = enum.Enum("ContextChunkingPolicy", reference_values("ContextChunkingPolicy")
-                                  if API_DIR.is_dir() else ["FIRST_COME_FIRST_SERVED", "EQUAL_PROGRESS"])
+CapacitySchedulerPolicy = enum.Enum("CapacitySchedulerPolicy", reference_values("CapacitySchedulerPolicy"))
+ContextChunkingPolicy = enum.Enum("ContextChunkingPolicy", reference_values("ContextChunkingPolicy"))
+
+
+class FakeIterationResult:
+    """tensorrt_llm.executor.result.IterationResult: one per executor, handed out by every get_stats_async()."""
+
+    def __init__(self) -> None:
+        self._done = False
+        self._timeout = 2.0
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+
+    def set_timeout(self, timeout: float) -> None:
+        self._timeout = timeout
+
+    def mark_undone(self) -> None:  # called for every submitted request
+        self._done = False
+
+    def __aiter__(self) -> FakeIterationResult:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        if self._done:
+            raise StopAsyncIteration
+        try:
+            data = await asyncio.wait_for(self.queue.get(), self._timeout)
+        except TimeoutError:
+            self._done = True
+            raise StopAsyncIteration from None
+        return json.loads(data)
+
+
+async def _empty() -> AsyncIterator[dict[str, Any]]:
+    if False:  # an async generator that yields nothing, as executor.empty_async_iterable
+        yield {}
 
 
 class FakeLLM:
     args_class = "TorchLlmArgs"
     script: Script = staticmethod(words_script)
     raise_at: int | None = None
-    refuse_with: str | None = None
     instances: list[FakeLLM] = []
 
     def __init__(self, model: str, **kwargs: Any) -> None:
@@ -163,31 +207,64 @@ class FakeLLM:
         self.model = model
         self.kwargs = kwargs
         self.requests: list[tuple[list[int], FakeSamplingParams, FakeRequestOutput]] = []
-        self.stats: list[dict[str, Any]] = []
-        self.shut_down = False
+        self.iteration_stats: list[dict[str, Any]] = []  # emitted one per decoding step while requests run
+        self._stats: FakeIterationResult | None = None
+        self._shut_down = False
         type(self).instances.append(self)
 
     def generate_async(self, inputs: list[int], sampling_params: FakeSamplingParams | None = None,
                        streaming: bool = False) -> FakeRequestOutput:
-        if self.refuse_with:
-            raise RuntimeError(self.refuse_with)
+        if self._shut_down:
+            raise RuntimeError("LLM is shutting down")
         assert streaming, "the backend streams"
         sampling = sampling_params or FakeSamplingParams()
+        self._check_arguments(len(inputs), sampling)
+        if self._stats is None:
+            self._stats = FakeIterationResult()
+        else:
+            self._stats.mark_undone()
         output = FakeRequestOutput(len(self.requests), list(inputs), type(self).script(list(inputs), sampling),
-                                   type(self).raise_at)
+                                   type(self).raise_at, self._emit_stats)
         self.requests.append((list(inputs), sampling, output))
         return output
 
-    async def get_stats_async(self, timeout: float = 2) -> AsyncIterator[dict[str, Any]]:
-        while self.stats:
-            yield self.stats.pop(0)
+    def _check_arguments(self, prompt_len: int, sampling: FakeSamplingParams) -> None:
+        if self.kwargs.get("enable_chunked_prefill"):
+            return
+        max_num_tokens = self.kwargs.get("max_num_tokens", 8192)
+        if prompt_len > max_num_tokens:
+            raise ValueError(f"The sum of prompt length ({prompt_len}), query length (0) should not exceed "
+                             f"max_num_tokens ({max_num_tokens})")
+
+    def _emit_stats(self) -> None:
+        if self._stats is not None and self.iteration_stats:
+            self._stats.queue.put_nowait(json.dumps(self.iteration_stats.pop(0)))
+
+    def get_stats_async(self, timeout: float = 2) -> Any:
+        if self._stats is None:
+            return _empty()
+        self._stats.set_timeout(timeout)
+        return self._stats
 
     def shutdown(self) -> None:
-        self.shut_down = True
+        self._shut_down = True
+
+    @property
+    def shut_down(self) -> bool:
+        return self._shut_down
 
 
 class FakeEngineLLM(FakeLLM):
     args_class = "TrtLlmArgs"
+
+    def _check_arguments(self, prompt_len: int, sampling: FakeSamplingParams) -> None:
+        if self.kwargs.get("enable_chunked_prefill"):
+            return
+        config = json.loads((Path(self.model) / "config.json").read_text())
+        max_seq_len = config["build_config"]["max_seq_len"]
+        if prompt_len + (sampling.max_tokens or 0) > max_seq_len:
+            raise ValueError(f"The sum of prompt length ({prompt_len}) and query length (0) max_tokens "
+                             f"({sampling.max_tokens}) should not exceed max_seq_len ({max_seq_len})")
 
 
 class FakeTensorRTLLM:
@@ -202,12 +279,18 @@ class FakeTensorRTLLM:
     _tensorrt_engine = SimpleNamespace(LLM=FakeEngineLLM)
 
 
-def write_engine(serve_dir: Path, manifest_path: Path, preset: str, **manifest: Any) -> None:
+def write_engine(serve_dir: Path, manifest_path: Path, preset: str, max_seq_len: int = 2048,
+                 **manifest: Any) -> None:
     """Lay out what build-llm leaves behind: engine config.json and csreply-engine.json."""
-    serve_dir.mkdir(parents=True, exist_ok=True)
-    (serve_dir / "config.json").write_text('{"version": "1.2.1", "pretrained_config": {}, "build_config": {}}')
-    base = {"preset": preset, "tensorrt_llm_version": FAKE_VERSION, "tensorrt_version": None,
-            "compute_capability": "9.0", "gpu_name": "NVIDIA H200", "engine_config_version": "1.2.1"}
-    import json
+    from serve.engine_artifacts import EngineManifest
 
-    manifest_path.write_text(json.dumps({**base, **manifest}))
+    serve_dir.mkdir(parents=True, exist_ok=True)
+    (serve_dir / "config.json").write_text(json.dumps(
+        {"version": FAKE_VERSION, "pretrained_config": {}, "build_config": {"max_seq_len": max_seq_len}}))
+    base: dict[str, Any] = {
+        "preset": preset, "flow": "engine", "config_hash": "0" * 16, "source_checkpoint": "/models/x",
+        "tensorrt_llm_version": FAKE_VERSION, "tensorrt_version": None, "compute_capability": "9.0",
+        "gpu_name": "NVIDIA H200", "engine_config_version": FAKE_VERSION, "precision": {},
+        "serve": {"model": str(serve_dir), "tokenizer": "/models/x"},
+    }
+    EngineManifest.model_validate({**base, **manifest}).write(manifest_path)

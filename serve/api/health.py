@@ -5,17 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from serve.api.deps import ServicesDep
 from serve.api.schemas import ModelCard, ModelList
-from serve.runtime import Runtime
 
 router = APIRouter()
-
-
-def runtime_of(request: Request) -> Runtime:
-    return request.app.state.runtime  # type: ignore[no-any-return]
 
 
 @router.get("/health")
@@ -23,28 +19,29 @@ async def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/ready")
-async def ready(request: Request) -> JSONResponse:
-    runtime = runtime_of(request)
-    body: dict[str, Any] = {"ready": runtime.ready, "degraded": list(runtime.degraded)}
-    generator = runtime.generator
+@router.get("/ready", responses={503: {"description": "not ready: loading, draining or no backend can serve"}})
+async def ready(services: ServicesDep) -> JSONResponse:
+    lifecycle = services.lifecycle
+    body: dict[str, Any] = {"ready": lifecycle.ready, "draining": lifecycle.draining,
+                            "degraded": services.degraded}
+    generator = services.generator
     try:
         await generator.check_health()
         healthy = True
     except Exception as exc:  # noqa: BLE001 - any failure means not ready; the reason goes to the client
         healthy, body["error"] = False, str(exc)
     body["generator"] = {**asdict(generator.stats()), "languages": list(generator.languages)}
-    body["in_flight"] = runtime.admission.in_flight
-    if runtime.router is not None:
-        body["router"] = {"chain": [b.name for b in runtime.router.chain],
-                          "open_breakers": [b.name for b, br in zip(runtime.router.chain, runtime.router.breakers)
-                                            if br.is_open]}
-    ok = runtime.ready and healthy
+    body["generators"] = generator.describe()
+    body["in_flight"] = services.admission.in_flight
+    chain = services.router
+    body["router"] = {"chain": [b.name for b in chain.chain],
+                      "open_breakers": [b.name for b, br in zip(chain.chain, chain.breakers) if br.is_open]}
+    ok = lifecycle.ready and not lifecycle.draining and healthy
     body["ready"] = ok
     return JSONResponse(body, status_code=200 if ok else 503)
 
 
 @router.get("/v1/models")
-async def models(request: Request) -> ModelList:
-    runtime = runtime_of(request)
-    return ModelList(data=[ModelCard(id=runtime.generator.model_name, created=int(runtime.started_at))])
+async def models(services: ServicesDep) -> ModelList:
+    created = int(services.started_at)
+    return ModelList(data=[ModelCard(id=name, created=created) for name in services.generator.model_names])

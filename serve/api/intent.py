@@ -6,11 +6,11 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from serve.api.health import runtime_of
-from serve.errors import BackendUnavailable, InvalidRequest
+from serve.api.deps import ServicesDep
+from serve.errors import InvalidRequest
 from serve.router.base import IntentResult
 
 router = APIRouter()
@@ -38,12 +38,9 @@ def result_json(result: IntentResult) -> dict[str, Any]:
 
 
 @router.post("/v1/intent")
-async def classify_intent(body: IntentRequest, request: Request) -> dict[str, Any]:
-    runtime = runtime_of(request)
-    if runtime.router is None:
-        raise BackendUnavailable("the intent router is not loaded")
+async def classify_intent(body: IntentRequest, services: ServicesDep) -> dict[str, Any]:
     texts = [body.text] if body.text is not None else list(body.texts or [])
-    limit = runtime.settings.router.max_texts_per_request
+    limit = services.settings.router.max_texts_per_request
     if len(texts) > limit:
         raise InvalidRequest(f"texts has {len(texts)} items; at most {limit} per request", param="texts")
     for i, text in enumerate(texts):
@@ -53,7 +50,7 @@ async def classify_intent(body: IntentRequest, request: Request) -> dict[str, An
         if len(text) > MAX_TEXT_CHARS:
             raise InvalidRequest(f"{param} is longer than {MAX_TEXT_CHARS} characters", param=param)
     started = time.perf_counter()
-    results = await runtime.router.classify(texts, body.top_k)
+    results = await services.router.classify(texts, body.top_k)
     if body.text is not None:
         return result_json(results[0])
     return {

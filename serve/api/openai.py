@@ -9,13 +9,12 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
 from sse_starlette.sse import EventSourceResponse
-from starlette.background import BackgroundTask
 
-from serve.api.errors import error_body
-from serve.api.health import runtime_of
+from serve.api.deps import ServicesDep
+from serve.api.reply import VARIANT_HEADER
 from serve.api.schemas import (
     AssistantMessage,
     ChatCompletionChunk,
@@ -26,8 +25,9 @@ from serve.api.schemas import (
     Delta,
     Usage,
 )
+from serve.api.sse import sse_response
 from serve.completions import ChoiceEvent, ChoiceStream, CompletionParams
-from serve.errors import InvalidRequest, ServeError
+from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage
 
 logger = logging.getLogger(__name__)
@@ -35,25 +35,24 @@ router = APIRouter()
 
 
 @router.post("/v1/chat/completions", response_model=None)
-async def chat_completions(body: ChatCompletionRequest, request: Request) -> JSONResponse | EventSourceResponse:
-    runtime = runtime_of(request)
-    model = runtime.generator.model_name
-    if body.model not in (None, model):
+async def chat_completions(body: ChatCompletionRequest, services: ServicesDep,
+                           variant: str | None = Header(None, alias=VARIANT_HEADER)) -> JSONResponse | EventSourceResponse:
+    models = services.generator.model_names
+    model = services.generator.model_name
+    if body.model not in (None, *models):
         raise InvalidRequest(f"model {body.model!r} is not served here; use {model!r}", param="model")
-    params = to_params(body)
-    events = await runtime.completions.open(params)
+    params = to_params(body, variant)
+    events = await services.completions.open(params)
     created = int(time.time())
     if body.stream:
         frames = stream_frames(events, params.request_id, created, model, body.n, body.include_usage)
-        # The background task closes the stream even if the client left before the first frame was sent.
-        return EventSourceResponse(
-            frames, ping=runtime.settings.server.sse_ping_seconds, sep="\n", background=BackgroundTask(events.aclose)
-        )
+        return sse_response(frames, events.aclose, services.settings.server.sse_ping_seconds,
+                            trailer={"data": "[DONE]"})
     response = await collect(events, params.request_id, created, model, body.n)
     return JSONResponse(response.model_dump())
 
 
-def to_params(body: ChatCompletionRequest) -> CompletionParams:
+def to_params(body: ChatCompletionRequest, variant: str | None = None) -> CompletionParams:
     messages = tuple(
         ChatMessage("system" if m.role == "developer" else m.role, m.text()) for m in body.messages
     )
@@ -67,6 +66,8 @@ def to_params(body: ChatCompletionRequest) -> CompletionParams:
         n=body.n,
         stop=tuple(body.stop_strings),
         seed=body.seed,
+        session_id=body.session_id,
+        variant=variant,
     )
 
 
@@ -99,7 +100,7 @@ async def stream_frames(
     events: ChoiceStream | AsyncIterator[ChoiceEvent], request_id: str, created: int, model: str, n: int, include_usage: bool
 ) -> AsyncIterator[dict[str, str]]:
     """SSE frames: a role chunk per choice, content chunks (finish_reason null), a finish chunk per choice
-    (the last one carries usage when asked), then [DONE]. A failure after the 200 becomes an error frame."""
+    (the last one carries usage when asked). `sse_response` adds the error frame and [DONE]."""
 
     def frame(choice: ChunkChoice | None, usage: Usage | None = None) -> dict[str, str]:
         chunk = ChatCompletionChunk(
@@ -112,29 +113,19 @@ async def stream_frames(
 
     open_choices = n
     prompt_tokens = completion_tokens = 0
-    try:
-        for i in range(n):
-            yield frame(ChunkChoice(index=i, delta=Delta(role="assistant", content="")))
-        async for event in events:
-            if event.text:
-                yield frame(ChunkChoice(index=event.index, delta=Delta(content=event.text)))
-            if event.finish_reason:
-                open_choices -= 1
-                prompt_tokens = event.prompt_tokens
-                completion_tokens += event.completion_tokens
-                usage = None
-                if include_usage and open_choices == 0:
-                    usage = Usage(
-                        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                        total_tokens=prompt_tokens + completion_tokens,
-                    )
-                yield frame(ChunkChoice(index=event.index, delta=Delta(), finish_reason=event.finish_reason), usage)
-    except ServeError as exc:
-        logger.warning("stream.failed type=%s message=%s", exc.error_type, exc.message)
-        yield {"data": json.dumps(error_body(exc.error_type, exc.message, exc.param), ensure_ascii=False)}
-    except Exception:  # noqa: BLE001 - the client must still get a terminal frame
-        logger.exception("stream.crashed")
-        yield {"data": json.dumps(error_body("server_error", "internal server error"))}
-    finally:
-        await events.aclose()  # type: ignore[attr-defined]
-    yield {"data": "[DONE]"}
+    for i in range(n):
+        yield frame(ChunkChoice(index=i, delta=Delta(role="assistant", content="")))
+    async for event in events:
+        if event.text:
+            yield frame(ChunkChoice(index=event.index, delta=Delta(content=event.text)))
+        if event.finish_reason:
+            open_choices -= 1
+            prompt_tokens = event.prompt_tokens
+            completion_tokens += event.completion_tokens
+            usage = None
+            if include_usage and open_choices == 0:
+                usage = Usage(
+                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                    total_tokens=prompt_tokens + completion_tokens,
+                )
+            yield frame(ChunkChoice(index=event.index, delta=Delta(), finish_reason=event.finish_reason), usage)

@@ -72,18 +72,18 @@ def http_answer(client: Any) -> Answer:
 
 
 def pipeline_answer(pipeline: Any) -> Answer:
-    from serve.api.reply import ReplyBody, done_json, intent_json
+    from serve.api.reply_models import DoneOut, IntentOut, ReplyBody
     from serve.pipeline import DeltaEvent, DoneEvent, IntentEvent
 
     async def answer(case: ReplyCase) -> dict[str, Any]:
         result: dict[str, Any] = {"reply": ""}
         async for event in pipeline.reply(ReplyBody.model_validate(case.payload).to_request()):
             if isinstance(event, IntentEvent):
-                result["intent"] = intent_json(event)
+                result["intent"] = IntentOut.of_event(event).model_dump()
             elif isinstance(event, DeltaEvent):
                 result["reply"] += event.text
             elif isinstance(event, DoneEvent):
-                result.update(done_json(event))
+                result.update(DoneOut.of(event).model_dump())
         return result
 
     return answer
@@ -96,15 +96,13 @@ async def _run(cases: list[ReplyCase], url: str | None, settings: Settings, libr
 
         async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=600) as client:
             return await run_cases(cases, http_answer(client), library, concurrency, results)
-    from serve.runtime import Runtime
+    from serve.services import build_services
 
-    runtime = Runtime.create(settings)
-    await runtime.start()
-    assert runtime.pipeline is not None
+    services = await build_services(settings)
     try:
-        return await run_cases(cases, pipeline_answer(runtime.pipeline), library, concurrency, results)
+        return await run_cases(cases, pipeline_answer(services.pipeline), library, concurrency, results)
     finally:
-        await runtime.stop()
+        await services.aclose()
 
 
 def _pct(value: float | None) -> str:

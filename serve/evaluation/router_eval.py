@@ -31,7 +31,7 @@ class TorchSession:
     def __init__(self, router_dir: Path, threads: int | None = None) -> None:
         import torch
 
-        from checkpoints.router_model import load_torch
+        from serve.router.torch_model import load_torch
 
         if threads:
             torch.set_num_threads(threads)

@@ -38,6 +38,10 @@ class GenerationRequest:
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
     no_repeat_ngram_size: int = 0  # 0 = off
+    # Engine pool: `variant` pins a member by name; otherwise `affinity` (session or request id) picks
+    # one by weight, the same one every time for the same key.
+    affinity: str | None = None
+    variant: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,7 @@ class GenerationChunk:
     prompt_tokens: int | None = None  # final chunk only
     completion_tokens: int | None = None  # final chunk only
     queue_ms: float | None = None  # final chunk only: time the engine held the request before starting it
+    served_by: str | None = None  # final chunk only, set by the engine pool: the member that served it
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
-"""`trtllm` generator: the TensorRT-LLM 1.2 LLM API, written to shared/reference/trtllm.md and the API data
-in shared/reference/trtllm_api/ (every keyword is checked by tests/unit/generation/test_trtllm_conformance.py).
+"""`trtllm` generator: the TensorRT-LLM 1.2 LLM API (every keyword is checked against tests/data/trtllm_api.json
+by tests/unit/generation/test_trtllm_conformance.py; docs/gpu.md lists the upstream files each behaviour was
+read in).
 
 * engine flow: `tensorrt_llm._tensorrt_engine.LLM(engine_dir, tokenizer=hf_dir)`, after comparing the
   engine's csreply-engine.json with the running GPU and library versions;
@@ -7,11 +8,19 @@ in shared/reference/trtllm_api/ (every keyword is checked by tests/unit/generati
 
 Requests: prompt token ids from the model's chat template; `generate_async(streaming=True)` created inside
 the serving event loop; `max_tokens` always set (the API default is 32); `end_id` and `stop_token_ids` from
-the chat template's terminators (1.2 does not add generation_config's EOS list itself). Stop *strings* are
+the chat template's terminators (1.2 does not add generation_config's EOS list itself); the decoding guards
+(repetition/presence/frequency penalties, no-repeat n-gram size) only when they differ from neutral, so
+TensorRT-LLM's own defaults apply otherwise. Stop *strings* are
 not handed to TensorRT-LLM, whose check on cumulative text can let a stop string that spans two chunks
 out first: `text_diff` goes through the same StopMatcher as the hf backend, and the request is aborted
 when one matches. A trailing U+FFFD in `text_diff` (half a character) is held back. Closing the stream
-calls `abort()`; `aclose` calls `shutdown()`.
+calls `abort()`; `aclose` calls `shutdown()`. A preset with `tp_size x pp_size > 1` passes
+`tensor_parallel_size` / `pipeline_parallel_size`; the LLM API then spawns its MPI workers itself.
+
+Engine statistics: `get_stats_async()` hands out one long-lived IterationResult that marks itself done at its
+first timeout and is reset only by the next `generate_async`, so during an idle gap no new figures arrive.
+The poller's figures therefore expire after STATS_MAX_AGE_SECONDS, and with no request in flight the engine
+reports 0 running and 0 waiting (this process is the engine's only client).
 
 TensorRT-LLM cannot be installed on the development machines: this module is exercised there through
 `tests/fakes_trtllm.py` (FakeTensorRTLLM) and for real only by tests/gpu/test_trtllm_gpu.py.
@@ -24,47 +33,29 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from checkpoints.llm import ENGINE_MANIFEST, plan_build
-from checkpoints.llm_config import LlmBuildConfig
+from serve.engine_artifacts import EngineManifest, EngineMismatch, check_engine, compute_capability
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
 from serve.generation.chat import ChatTokenizer
+from serve.llm_preset import LlmBuildConfig, load_llm_config
 from serve.streaming import ReplacementCharGuard, StopMatcher
+
+__all__ = ["EngineMismatch", "TrtllmGenerator", "from_preset"]
 
 logger = logging.getLogger(__name__)
 
 STATS_POLL_SECONDS = 2.0
+STATS_MAX_AGE_SECONDS = 3 * STATS_POLL_SECONDS  # a few missed polls, then the figures are history
 FINISH_REASONS = {"stop": "stop", "length": "length", "timeout": "length", "cancelled": "cancelled"}
-
-
-class EngineMismatch(RuntimeError):
-    """The engine was built for another GPU or other library versions."""
-
-
-def check_engine(manifest: dict[str, Any], trtllm_version: str, trt_version: str | None,
-                 compute_capability: str, engine_config_version: str | None) -> None:
-    """Raise EngineMismatch naming each difference and how to rebuild."""
-    problems = []
-    if manifest.get("tensorrt_llm_version") != trtllm_version:
-        problems.append(f"TensorRT-LLM {manifest.get('tensorrt_llm_version')} built it, this process has {trtllm_version}")
-    if manifest.get("tensorrt_version") and trt_version and manifest["tensorrt_version"] != trt_version:
-        problems.append(f"TensorRT {manifest['tensorrt_version']} built it, this process has {trt_version}")
-    if manifest.get("compute_capability") != compute_capability:
-        problems.append(f"it was built on {manifest.get('gpu_name')} (compute capability "
-                        f"{manifest.get('compute_capability')}), this GPU is compute capability {compute_capability}")
-    if engine_config_version is not None and manifest.get("engine_config_version") not in (None, engine_config_version):
-        problems.append(f"its config.json now says version {engine_config_version}, the manifest "
-                        f"{manifest.get('engine_config_version')}: the engine directory was replaced")
-    if problems:
-        raise EngineMismatch(
-            "TensorRT-LLM engine does not match this machine: " + "; ".join(problems)
-            + f". Rebuild it here: python -m checkpoints build-llm build_configs/llm/{manifest.get('preset')}.yaml"
-        )
+# GenerationRequest field -> its neutral value; SamplingParams has keywords of the same names.
+DECODING_GUARDS: dict[str, float] = {"repetition_penalty": 1.0, "presence_penalty": 0.0, "frequency_penalty": 0.0,
+                                     "no_repeat_ngram_size": 0}
 
 
 def kv_cache_kwargs(preset: LlmBuildConfig) -> dict[str, Any]:
@@ -96,10 +87,14 @@ def llm_kwargs(preset: LlmBuildConfig, serve_dir: Path) -> dict[str, Any]:
         "model": str(serve_dir),
         "tokenizer": str(preset.model.hf_path),
         "enable_chunked_prefill": preset.runtime.enable_chunked_prefill,
-        "iter_stats_max_iterations": 100,  # bounded stats queue
     }
+    b = preset.build
+    # One MPI worker per rank, spawned by the LLM API; on the engine flow these must equal the engine's mapping.
+    if b.tp_size > 1:
+        kwargs["tensor_parallel_size"] = b.tp_size
+    if b.pp_size > 1:
+        kwargs["pipeline_parallel_size"] = b.pp_size
     if preset.flow == "pytorch":
-        b = preset.build
         kwargs.update(max_batch_size=b.max_batch_size, max_num_tokens=b.max_num_tokens, max_seq_len=b.max_seq_len,
                       max_input_len=b.max_input_len, enable_iter_perf_stats=True)
     return kwargs
@@ -120,6 +115,10 @@ def sampling_kwargs(request: GenerationRequest, chat: ChatTokenizer) -> dict[str
     else:
         kwargs.update(temperature=request.temperature, top_p=request.top_p,
                       seed=request.seed if request.seed is not None else secrets.randbits(31))
+    for name, neutral in DECODING_GUARDS.items():
+        value = getattr(request, name)
+        if value != neutral:
+            kwargs[name] = value
     return kwargs
 
 
@@ -139,8 +138,6 @@ def queue_ms_of(output: Any) -> float | None:
 
 def from_preset(preset_path: Path, cache_dir: Path) -> TrtllmGenerator:
     """The generator of a build preset (build_configs/llm/*.yaml), not yet loaded."""
-    from checkpoints.llm_config import load_llm_config
-
     return TrtllmGenerator(load_llm_config(preset_path), cache_dir)
 
 
@@ -148,18 +145,21 @@ class TrtllmGenerator:
     name = "trtllm"
 
     def __init__(self, preset: LlmBuildConfig, cache_dir: Path, module: ModuleType | None = None,
-                 compute_capability: str | None = None) -> None:
+                 compute_capability: str | None = None, visible_gpus: int | None = None) -> None:
         self.preset = preset
         self.model_name = preset.model.served_name
         self.languages = tuple(preset.model.languages)
-        self.plan = plan_build(preset, cache_dir)
+        self.layout = preset.layout(cache_dir)
         self._module = module  # tests inject FakeTensorRTLLM; production imports tensorrt_llm in load()
         self._compute_capability = compute_capability
+        self._visible_gpus = visible_gpus
         self._llm: Any = None
         self._chat: ChatTokenizer | None = None
         self._active: dict[str, Any] = {}
         self._requests_total = 0
         self._engine_stats: dict[str, Any] = {}
+        self._stats_at: float | None = None  # time.monotonic() of the newest iteration stats
+        self._kv_blocks_total: int | None = None  # capacity does not change once the engine runs
         self._poller: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ loading
@@ -168,35 +168,44 @@ class TrtllmGenerator:
         self._check_binding(trtllm)
         self._chat = ChatTokenizer.from_dir(self.preset.model.hf_path)
         llmapi = trtllm.llmapi
-        kwargs = llm_kwargs(self.preset, self.plan.serve_dir)
+        kwargs = llm_kwargs(self.preset, self.layout.serve_dir)
         kwargs["kv_cache_config"] = llmapi.KvCacheConfig(**kv_cache_kwargs(self.preset))
         kwargs["scheduler_config"] = llmapi.SchedulerConfig(**scheduler_kwargs(self.preset, llmapi))
         cls = trtllm._tensorrt_engine.LLM if self.preset.flow == "engine" else trtllm.LLM
         self._llm = cls(**kwargs)
         logger.info("generator.loaded backend=trtllm preset=%s flow=%s model=%s", self.preset.name,
-                    self.preset.flow, self.plan.serve_dir)
+                    self.preset.flow, self.layout.serve_dir)
 
     def _check_binding(self, trtllm: Any) -> None:
+        world = self.preset.build.tp_size * self.preset.build.pp_size
         if self.preset.flow != "engine":
+            if world > 1 and self._gpu_count() < world:
+                raise BackendUnavailable(f"preset {self.preset.name} runs on {world} GPUs, this host shows "
+                                         f"{self._gpu_count()}")
             return
-        manifest_path = self.plan.manifest_path
+        manifest_path = self.layout.manifest_path
         if not manifest_path.is_file():
             raise BackendUnavailable(
                 f"no engine manifest at {manifest_path}: build the engine first: "
                 f"python -m checkpoints build-llm build_configs/llm/{self.preset.name}.yaml"
             )
-        manifest = json.loads(manifest_path.read_text())
-        engine_config = self.plan.serve_dir / "config.json"
+        manifest = EngineManifest.read(manifest_path)
+        engine_config = self.layout.serve_dir / "config.json"
         version = json.loads(engine_config.read_text()).get("version") if engine_config.is_file() else None
-        check_engine(manifest, str(trtllm.__version__), _tensorrt_version(), self._gpu_capability(), version)
+        check_engine(manifest, str(trtllm.__version__), _tensorrt_version(), self._gpu_capability(), version,
+                     self._gpu_count())
 
     def _gpu_capability(self) -> str:
         if self._compute_capability is None:
+            self._compute_capability = compute_capability(0)
+        return self._compute_capability
+
+    def _gpu_count(self) -> int:
+        if self._visible_gpus is None:
             import torch
 
-            major, minor = torch.cuda.get_device_capability(0)
-            self._compute_capability = f"{major}.{minor}"
-        return self._compute_capability
+            self._visible_gpus = torch.cuda.device_count()
+        return self._visible_gpus
 
     # ---------------------------------------------------------------- the seam
     def count_prompt_tokens(self, messages: tuple[ChatMessage, ...]) -> int:
@@ -215,7 +224,9 @@ class TrtllmGenerator:
         sampling = self._module_sampling_params()(**sampling_kwargs(request, chat))
         try:
             output = llm.generate_async(prompt_ids, sampling_params=sampling, streaming=True)
-        except RuntimeError as exc:
+        except ValueError as exc:  # the LLM API's own request checks (lengths, n, logprobs)
+            raise InvalidRequest(f"TensorRT-LLM rejected the request: {exc}") from exc
+        except RuntimeError as exc:  # "LLM is shutting down"
             raise BackendUnavailable(f"TensorRT-LLM refused the request: {exc}") from exc
         self._active[request.request_id] = output
         self._requests_total += 1
@@ -258,13 +269,18 @@ class TrtllmGenerator:
         self._require_llm()
 
     def stats(self) -> GeneratorStats:
-        kv = self._engine_stats.get("kvCacheStats") or {}
+        fresh = self._stats_at is not None and time.monotonic() - self._stats_at <= STATS_MAX_AGE_SECONDS
+        engine = self._engine_stats if fresh else {}
+        kv = engine.get("kvCacheStats") or {}
+        if self._active:
+            running = int(engine.get("numActiveRequests", len(self._active)))
+            waiting = int(engine.get("numQueuedRequests", 0))
+        else:
+            running = waiting = 0
         return GeneratorStats(
             backend=self.name, model=self.model_name, active_requests=len(self._active),
-            engine_running=int(self._engine_stats.get("numActiveRequests", len(self._active))),
-            engine_waiting=int(self._engine_stats.get("numQueuedRequests", 0)),
-            requests_total=self._requests_total,
-            kv_blocks_used=kv.get("usedNumBlocks"), kv_blocks_total=kv.get("maxNumBlocks"),
+            engine_running=running, engine_waiting=waiting, requests_total=self._requests_total,
+            kv_blocks_used=kv.get("usedNumBlocks"), kv_blocks_total=self._kv_blocks_total,
         )
 
     async def aclose(self) -> None:
@@ -285,10 +301,16 @@ class TrtllmGenerator:
             if llm is not None:
                 try:
                     async for stat in llm.get_stats_async(timeout=STATS_POLL_SECONDS):
-                        self._engine_stats = json.loads(stat) if isinstance(stat, str) else dict(stat)
+                        self._keep_stats(json.loads(stat) if isinstance(stat, str) else dict(stat))
                 except Exception as exc:  # noqa: BLE001 - stats are best effort, never fatal
                     logger.debug("trtllm.stats_failed error=%s", exc)
             await asyncio.sleep(STATS_POLL_SECONDS)
+
+    def _keep_stats(self, stat: dict[str, Any]) -> None:
+        self._engine_stats, self._stats_at = stat, time.monotonic()
+        total = (stat.get("kvCacheStats") or {}).get("maxNumBlocks")
+        if total is not None:
+            self._kv_blocks_total = int(total)
 
     def _module_sampling_params(self) -> Any:
         module = self._module or _import_tensorrt_llm()

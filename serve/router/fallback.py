@@ -4,37 +4,11 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
 
+from serve.breaker import Breaker
 from serve.router.base import IntentClassifier, IntentResult
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class Breaker:
-    failures_to_open: int
-    cooldown_s: float
-    failures: int = 0
-    opened_at: float | None = None
-    trips: int = field(default=0)
-
-    def allows(self, now: float) -> bool:
-        return self.opened_at is None or now - self.opened_at >= self.cooldown_s  # half-open after cooldown
-
-    def record_success(self) -> None:
-        self.failures, self.opened_at = 0, None
-
-    def record_failure(self, now: float) -> None:
-        self.failures += 1
-        if self.failures >= self.failures_to_open:
-            if self.opened_at is None:
-                self.trips += 1
-            self.opened_at = now
-
-    @property
-    def is_open(self) -> bool:
-        return self.opened_at is not None
 
 
 class FallbackRouter:

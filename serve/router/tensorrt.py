@@ -1,10 +1,12 @@
 """`tensorrt` router backend: a TensorRT 10 plan built by checkpoints/router_trt.py.
 
-TensorRT 10 name-based I/O (shared/reference/trtllm.md section 8.2): `set_input_shape`, `set_tensor_address`,
-`execute_async_v3` on a CUDA stream. Device buffers are torch tensors. Inputs shorter than the profile's
-minimum sequence are padded (attention mask 0, so mean pooling ignores them); batches larger than the
-profile's maximum are split. Not runnable on the development machines (no TensorRT): tested through
-`FakeTensorRT`, and for real by tests/gpu.
+TensorRT 10 name-based I/O: `set_input_shape` (its False return, a shape outside the optimisation profile,
+becomes a ValueError naming the shape), `set_tensor_address`, `execute_async_v3` on a CUDA stream of this
+session's own: on the legacy default stream TensorRT adds device-wide synchronisations (the binding's
+docstring says so). Device buffers are torch CUDA tensors allocated and copied on that stream. Inputs
+shorter than the profile's minimum sequence are padded (attention mask 0, so mean pooling ignores them);
+batches larger than the profile's maximum are split. Not runnable on the development machines (no TensorRT,
+no GPU): tested through `FakeTensorRT` and its stand-in device memory, and for real by tests/gpu.
 """
 
 from __future__ import annotations
@@ -13,18 +15,19 @@ import json
 import logging
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
+
+from serve.engine_artifacts import EngineMismatch
+
+__all__ = ["ENGINE_FILE", "ENGINE_MANIFEST", "EngineMismatch", "TensorRTSession", "TorchCudaBuffers",
+           "check_engine_manifest"]
 
 logger = logging.getLogger(__name__)
 
 ENGINE_FILE = "router.plan"
 ENGINE_MANIFEST = "engine.json"
-
-
-class EngineMismatch(RuntimeError):
-    """The plan was built for another GPU or TensorRT version."""
 
 
 def check_engine_manifest(manifest: dict[str, Any], tensorrt_version: str, compute_capability: str) -> None:
@@ -43,22 +46,64 @@ def check_engine_manifest(manifest: dict[str, Any], tensorrt_version: str, compu
         )
 
 
-class TensorRTSession:
-    def __init__(self, router_dir: Path, device: str = "cuda", trt: ModuleType | None = None,
-                 compute_capability: str | None = None) -> None:
+class DeviceBuffers(Protocol):
+    """Device memory and the stream TensorRT runs on. Buffers expose `data_ptr()` (a device address)."""
+
+    @property
+    def stream_handle(self) -> int: ...
+
+    def to_device(self, array: np.ndarray) -> Any: ...
+
+    def empty(self, shape: tuple[int, ...], dtype: str) -> Any: ...
+
+    def to_host(self, buffer: Any) -> np.ndarray:
+        """Wait for the stream, then copy the buffer back."""
+        ...
+
+
+class TorchCudaBuffers:
+    """torch CUDA tensors on a dedicated stream: copies, inference and the read-back are ordered on it."""
+
+    def __init__(self, device: str) -> None:
         import torch
 
+        self._torch = torch
+        self._device = torch.device(device)
+        self._stream = torch.cuda.Stream(device=self._device)
+
+    @property
+    def stream_handle(self) -> int:
+        return int(self._stream.cuda_stream)
+
+    def to_device(self, array: np.ndarray) -> Any:
+        with self._torch.cuda.stream(self._stream):
+            return self._torch.from_numpy(np.ascontiguousarray(array)).to(self._device, non_blocking=True)
+
+    def empty(self, shape: tuple[int, ...], dtype: str) -> Any:
+        with self._torch.cuda.stream(self._stream):
+            return self._torch.empty(shape, dtype=getattr(self._torch, dtype), device=self._device)
+
+    def to_host(self, buffer: Any) -> np.ndarray:
+        with self._torch.cuda.stream(self._stream):
+            host = buffer.float().cpu()  # a synchronous copy, ordered after the inference on this stream
+        return host.numpy()
+
+
+class TensorRTSession:
+    def __init__(self, router_dir: Path, device: str = "cuda", trt: ModuleType | None = None,
+                 compute_capability: str | None = None, buffers: DeviceBuffers | None = None) -> None:
+        if not device.startswith("cuda"):
+            raise ValueError(f"TensorRT runs on CUDA devices only, not {device!r}")
         if trt is None:
             import tensorrt as trt
-        self._torch = torch
-        self.device = device
         manifest_path = router_dir / ENGINE_MANIFEST
         if not manifest_path.is_file():
             raise FileNotFoundError(f"no TensorRT engine in {router_dir}: run build-router-trt on the GPU host")
         manifest = json.loads(manifest_path.read_text())
         if compute_capability is None:
-            major, minor = torch.cuda.get_device_capability(0)
-            compute_capability = f"{major}.{minor}"
+            from serve.engine_artifacts import compute_capability as lookup
+
+            compute_capability = lookup(int(device.partition(":")[2] or 0))
         check_engine_manifest(manifest, str(trt.__version__), compute_capability)
 
         self._logger = trt.Logger(trt.Logger.WARNING)
@@ -67,12 +112,14 @@ class TensorRTSession:
         if self.engine is None:
             raise EngineMismatch(f"TensorRT could not deserialize {router_dir / manifest['engine']}; rebuild it")
         self.context = self.engine.create_execution_context()
+        self.buffers = buffers or TorchCudaBuffers(device)
         names = [self.engine.get_tensor_name(i) for i in range(self.engine.num_io_tensors)]
         self.inputs = [n for n in names if self.engine.get_tensor_mode(n) == trt.TensorIOMode.INPUT]
         self.outputs = [n for n in names if self.engine.get_tensor_mode(n) == trt.TensorIOMode.OUTPUT]
         min_shape, _, max_shape = self.engine.get_tensor_profile_shape("input_ids", 0)
         self.min_seq, self.max_batch, self.max_seq = int(min_shape[1]), int(max_shape[0]), int(max_shape[1])
-        self._output_dtype = _torch_dtype(torch, trt, self.engine.get_tensor_dtype(self.outputs[0]))
+        self._profile = (tuple(min_shape), tuple(max_shape))
+        self._output_dtype = _numpy_dtype(trt, self.engine.get_tensor_dtype(self.outputs[0]))
 
     def logits(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         if input_ids.shape[1] > self.max_seq:
@@ -88,28 +135,25 @@ class TensorRTSession:
         return np.concatenate(parts)
 
     def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        torch = self._torch
         feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
-        tensors = {name: torch.from_numpy(np.ascontiguousarray(feeds[name])).to(self.device) for name in self.inputs}
-        for name, tensor in tensors.items():
-            self.context.set_input_shape(name, tuple(tensor.shape))
-        outputs = {}
+        for name in self.inputs:
+            shape = tuple(int(d) for d in feeds[name].shape)
+            if not self.context.set_input_shape(name, shape):
+                low, high = self._profile
+                raise ValueError(f"TensorRT refused input {name!r} of shape {shape}: the engine's optimisation "
+                                 f"profile allows {low} to {high}")
+        device = {name: self.buffers.to_device(feeds[name]) for name in self.inputs}
         for name in self.outputs:
-            shape = tuple(self.context.get_tensor_shape(name))
-            outputs[name] = torch.empty(shape, dtype=self._output_dtype, device=self.device)
-        for name, tensor in {**tensors, **outputs}.items():
-            self.context.set_tensor_address(name, int(tensor.data_ptr()))
-        stream = torch.cuda.current_stream() if self.device.startswith("cuda") else None
-        ok = self.context.execute_async_v3(stream.cuda_stream if stream is not None else 0)
-        if stream is not None:
-            stream.synchronize()
-        if not ok:
+            device[name] = self.buffers.empty(tuple(self.context.get_tensor_shape(name)), self._output_dtype)
+        for name, buffer in device.items():
+            self.context.set_tensor_address(name, int(buffer.data_ptr()))
+        if not self.context.execute_async_v3(self.buffers.stream_handle):
             raise RuntimeError("TensorRT execute_async_v3 failed")
-        return outputs[self.outputs[0]].float().cpu().numpy()
+        return self.buffers.to_host(device[self.outputs[0]])
 
 
-def _torch_dtype(torch: Any, trt: ModuleType, dtype: Any) -> Any:
-    mapping = {trt.DataType.FLOAT: torch.float32, trt.DataType.HALF: torch.float16}
+def _numpy_dtype(trt: ModuleType, dtype: Any) -> str:
+    mapping = {trt.DataType.FLOAT: "float32", trt.DataType.HALF: "float16"}
     if dtype not in mapping:
         raise EngineMismatch(f"unexpected TensorRT output dtype {dtype}")
     return mapping[dtype]

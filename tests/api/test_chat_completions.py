@@ -8,11 +8,14 @@ import httpx
 import pytest
 
 from serve.api.openai import stream_frames
+from serve.api.sse import terminated
 from serve.completions import ChoiceEvent
 from serve.errors import GenerationFailed
 from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.conftest import sse_json
 from tests.fakes import ScriptedFakeGenerator
+
+DONE = {"data": "[DONE]"}
 
 URL = "/v1/chat/completions"
 
@@ -129,8 +132,10 @@ async def test_error_before_first_token_is_an_http_error(fake_generator: Scripte
 
     fake_generator.script = fail
     response = await client.post(URL, json=body(stream=True))
-    assert response.status_code == 500
-    assert response.json()["error"]["type"] == "generation_failed"
+    # The engine pool found no member that could start the request: 503, with the engine's own reason.
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["type"] == "backend_unavailable" and "engine exploded" in error["message"]
 
 
 async def test_error_mid_stream_ends_with_error_frame_and_done(fake_generator, client) -> None:
@@ -166,13 +171,14 @@ async def test_overload_returns_429_with_retry_after(settings, fake_generator, c
 
 async def test_closing_the_stream_aborts_every_engine_request(fake_generator, client) -> None:
     fake_generator.gate = asyncio.Event()
-    runtime = client._transport.app.state.runtime  # type: ignore[attr-defined]
+    runtime = client._transport.app.state.services  # type: ignore[attr-defined]
     from serve.api.openai import to_params
     from serve.api.schemas import ChatCompletionRequest
 
     params = to_params(ChatCompletionRequest.model_validate(body(n=2)))
     events = await runtime.completions.open(params)
-    frames = stream_frames(events, params.request_id, 0, "fake-model", 2, False)
+    frames = terminated(stream_frames(events, params.request_id, 0, "fake-model", 2, False), events.aclose,
+                        trailer=DONE)
     await anext(frames)
     await anext(frames)
     await frames.aclose()  # what sse-starlette does when the client goes away
@@ -205,14 +211,17 @@ async def test_stream_frames_handle_an_event_source_directly() -> None:
         yield ChoiceEvent(0, "你好", None)
         yield ChoiceEvent(0, "", "length", 3, 1)
 
-    frames = [f async for f in stream_frames(events(), "id", 0, "m", 1, True)]
+    async def nothing() -> None:
+        return None
+
+    frames = [f async for f in terminated(stream_frames(events(), "id", 0, "m", 1, True), nothing, trailer=DONE)]
     assert frames[-1] == {"data": "[DONE]"}
     assert '"finish_reason": "length"' in frames[-2]["data"] and "你好" in frames[1]["data"]
 
 
 async def test_a_stream_closed_before_its_first_frame_still_aborts_and_frees_its_slot(fake_generator, client) -> None:
     fake_generator.gate = asyncio.Event()
-    runtime = client._transport.app.state.runtime  # type: ignore[attr-defined]
+    runtime = client._transport.app.state.services  # type: ignore[attr-defined]
     from serve.api.openai import to_params
     from serve.api.schemas import ChatCompletionRequest
 

@@ -35,14 +35,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(log: Path, extra_env: dict[str, str] | None = None) -> LiveServer:
-    port = free_port()
+def start_server(log: Path, extra_env: dict[str, str] | None = None, args: list[str] | None = None,
+                 port: int | None = None, module: str = "serve") -> LiveServer:
+    """`python -m serve run --port P [args]` (or another module taking --port), ready when /ready is 200."""
+    port = port or free_port()
     env = {**os.environ, "CSREPLY_LOGGING__JSON_FORMAT": "false", **(extra_env or {})}
-    handle = open(log, "wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "serve", "run", "--port", str(port)], cwd=REPO, env=env,
-        stdout=handle, stderr=subprocess.STDOUT,
-    )
+    handle = open(log, "ab")
+    command = [sys.executable, "-m", module, *(["run"] if module == "serve" else []), "--port", str(port),
+               *(args or [])]
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_DEADLINE_S
     while time.monotonic() < deadline:

@@ -49,4 +49,4 @@ def test_streams_a_reply_aborts_one_and_reports_stats(generator: TrtllmGenerator
         assert stats.kv_blocks_total is None or stats.kv_blocks_total > 0
 
     asyncio.run(run())
-    assert Path(generator.plan.manifest_path).is_file()
+    assert Path(generator.layout.manifest_path).is_file()

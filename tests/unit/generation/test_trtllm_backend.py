@@ -7,28 +7,35 @@ import asyncio
 from contextlib import aclosing
 from pathlib import Path
 
-import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
-from checkpoints.llm import plan_build
-from checkpoints.llm_config import LlmBuildConfig, load_llm_config
-from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed
+import serve.generation.trtllm as trtllm_module
+from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
 from serve.generation.base import ChatMessage, GenerationRequest
 from serve.generation.trtllm import EngineMismatch, TrtllmGenerator
+from serve.llm_preset import LlmBuildConfig, load_llm_config
 from tests.conftest import REPO
-from tests.fakes import ScriptedFakeGenerator
 from tests.fakes_trtllm import FakeTensorRTLLM, Step, write_engine
 
 SMOKE = REPO / "build_configs/llm/smollm2-135m-instruct-any-fp16.yaml"
 PYTORCH = REPO / "build_configs/llm/llama-3.1-8b-instruct-h200-pytorch-fp8.yaml"
 
 
-def engine_generator(trtllm: FakeTensorRTLLM, tmp_path: Path, **manifest: object) -> TrtllmGenerator:
-    preset = load_llm_config(SMOKE)
-    plan = plan_build(preset, tmp_path)
-    write_engine(plan.serve_dir, plan.manifest_path, preset.name, **manifest)
-    generator = TrtllmGenerator(preset, tmp_path, module=trtllm, compute_capability="9.0")
+SMOLLM_DIR = str(Path.home() / ".cache/csreply/models/smollm2-135m-instruct")
+
+
+def with_smollm_tokenizer(preset: LlmBuildConfig) -> LlmBuildConfig:
+    """A big-model preset whose tokenizer/chat template is the embedded SmolLM2's (no 70B checkpoint here)."""
+    return preset.model_copy(update={"model": preset.model.model_copy(update={"hf_dir": SMOLLM_DIR})})
+
+
+def engine_generator(trtllm: FakeTensorRTLLM, tmp_path: Path, preset: LlmBuildConfig | None = None,
+                     visible_gpus: int = 1, max_seq_len: int | None = None, **manifest: object) -> TrtllmGenerator:
+    preset = preset or load_llm_config(SMOKE)
+    layout = preset.layout(tmp_path)
+    write_engine(layout.serve_dir, layout.manifest_path, preset.name, max_seq_len or preset.build.max_seq_len,
+                 **manifest)
+    generator = TrtllmGenerator(preset, tmp_path, module=trtllm, compute_capability="9.0", visible_gpus=visible_gpus)
     generator.load()
     return generator
 
@@ -57,8 +64,7 @@ async def test_engine_flow_uses_the_engine_llm_with_configs_from_the_preset(trtl
 
 async def test_pytorch_flow_uses_the_default_llm_with_runtime_limits(trtllm, tmp_path, monkeypatch) -> None:
     preset: LlmBuildConfig = load_llm_config(PYTORCH)
-    smollm = str(Path.home() / ".cache/csreply/models/smollm2-135m-instruct")
-    preset = preset.model_copy(update={"model": preset.model.model_copy(update={"hf_dir": smollm})})
+    preset = with_smollm_tokenizer(preset)
     generator = TrtllmGenerator(preset, tmp_path, module=trtllm)
     generator.load()
     llm = trtllm.LLM.instances[-1]
@@ -106,10 +112,6 @@ async def test_closing_the_stream_aborts_the_request(trtllm, tmp_path) -> None:
 async def test_errors_map_to_backend_errors(trtllm, tmp_path) -> None:
     generator = engine_generator(trtllm, tmp_path)
     llm_cls = trtllm._tensorrt_engine.LLM
-    llm_cls.refuse_with = "LLM is shutting down"
-    with pytest.raises(BackendUnavailable, match="shutting down"):
-        await collect(generator, request())
-    llm_cls.refuse_with = None
     llm_cls.raise_at = 2
     with pytest.raises(GenerationFailed, match="mid-stream"):
         await collect(generator, request())
@@ -125,21 +127,57 @@ async def test_errors_map_to_backend_errors(trtllm, tmp_path) -> None:
         await collect(generator, request("word " * 3000))
 
 
-async def test_iteration_stats_feed_kv_and_queue_numbers(trtllm, tmp_path) -> None:
+async def test_iteration_stats_feed_kv_and_queue_numbers_and_expire_after_an_idle_gap(trtllm, tmp_path,
+                                                                                       monkeypatch) -> None:
+    monkeypatch.setattr(trtllm_module, "STATS_POLL_SECONDS", 0.05)
+    monkeypatch.setattr(trtllm_module, "STATS_MAX_AGE_SECONDS", 0.2)
     generator = engine_generator(trtllm, tmp_path)
     llm = trtllm._tensorrt_engine.LLM.instances[-1]
-    llm.stats.append({"numActiveRequests": 3, "numQueuedRequests": 2,
-                      "kvCacheStats": {"usedNumBlocks": 40, "maxNumBlocks": 1000}})
+    busy = {"numActiveRequests": 3, "numQueuedRequests": 2, "kvCacheStats": {"usedNumBlocks": 40, "maxNumBlocks": 1000}}
+    llm.iteration_stats += [busy] * 8  # one per decoding step of the warm-up and the next request
     await generator.warmup()  # starts the stats poller
-    for _ in range(50):
-        if generator.stats().kv_blocks_used is not None:
-            break
-        await asyncio.sleep(0.01)
-    stats = generator.stats()
-    assert (stats.engine_running, stats.engine_waiting, stats.kv_blocks_used, stats.kv_blocks_total) == (3, 2, 40, 1000)
-    assert stats.requests_total == 1  # the warm-up request
+    async with aclosing(generator.generate(request(max_tokens=50))) as stream:
+        await anext(stream)
+        for _ in range(100):
+            if generator.stats().kv_blocks_used is not None:
+                break
+            await asyncio.sleep(0.01)
+        stats = generator.stats()  # a request is in flight: the engine's own figures
+        assert (stats.engine_running, stats.engine_waiting, stats.kv_blocks_used, stats.kv_blocks_total) == (3, 2, 40,
+                                                                                                              1000)
+        async for _ in stream:
+            pass
+    assert generator.stats().requests_total == 2
+    await asyncio.sleep(0.6)  # idle gap: the IterationResult timed out and stays done until the next request
+    idle = generator.stats()
+    assert (idle.active_requests, idle.engine_running, idle.engine_waiting) == (0, 0, 0)
+    assert idle.kv_blocks_used is None and idle.kv_blocks_total == 1000  # usage unknown now; capacity stays
     await generator.aclose()
     assert llm.shut_down
+
+
+async def test_a_request_after_the_llm_shut_down_is_refused(trtllm, tmp_path) -> None:
+    generator = engine_generator(trtllm, tmp_path)
+    llm = trtllm._tensorrt_engine.LLM.instances[-1]
+    llm.shutdown()  # as a background executor error does upstream
+    with pytest.raises(RuntimeError, match="LLM is shutting down"):
+        llm.generate_async([1, 2, 3], streaming=True)
+    with pytest.raises(BackendUnavailable, match="LLM is shutting down"):
+        await collect(generator, request())
+
+
+async def test_the_llm_apis_own_length_check_becomes_an_invalid_request(trtllm, tmp_path) -> None:
+    generator = engine_generator(trtllm, tmp_path, max_seq_len=40)  # the engine allows less than the preset says
+    with pytest.raises(InvalidRequest, match=r"rejected the request: .*should not exceed max_seq_len \(40\)"):
+        await collect(generator, request(max_tokens=30))
+
+
+async def test_a_tensor_parallel_engine_starts_with_its_world_and_needs_its_gpus(trtllm, tmp_path) -> None:
+    tp8 = with_smollm_tokenizer(load_llm_config(REPO / "build_configs/llm/llama-3.1-70b-instruct-h100-tp8-fp8.yaml"))
+    with pytest.raises(EngineMismatch, match=r"runs on 8 GPUs \(tp 8 x pp 1\), this host shows 4"):
+        engine_generator(trtllm, tmp_path, tp8, visible_gpus=4, tp_size=8)
+    engine_generator(trtllm, tmp_path, tp8, visible_gpus=8, tp_size=8)
+    assert trtllm._tensorrt_engine.LLM.instances[-1].kwargs["tensor_parallel_size"] == 8
 
 
 @pytest.mark.parametrize(
@@ -156,37 +194,7 @@ def test_an_engine_built_elsewhere_is_refused_with_how_to_rebuild(trtllm, tmp_pa
 
 
 def test_a_missing_engine_says_how_to_build_it(trtllm, tmp_path) -> None:
-    generator = TrtllmGenerator(load_llm_config(SMOKE), tmp_path, module=trtllm, compute_capability="9.0")
+    generator = TrtllmGenerator(load_llm_config(SMOKE), tmp_path, module=trtllm, compute_capability="9.0",
+                                visible_gpus=1)
     with pytest.raises(BackendUnavailable, match="build-llm build_configs/llm/smollm2"):
         generator.load()
-
-
-async def test_server_configured_for_trtllm_falls_back_to_hf_and_ready_says_so(tmp_path, monkeypatch, caplog) -> None:
-    import serve.runtime
-    from serve.app import create_app
-    from serve.config import GeneratorSettings, Settings
-
-    monkeypatch.setattr(serve.runtime, "hf_generator", lambda settings: ScriptedFakeGenerator(name="hf"))
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(backend="trtllm", trtllm_preset=SMOKE,
-                                                                          warmup=False))
-    app = create_app(settings)
-    async with LifespanManager(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            ready = (await client.get("/ready")).json()
-    assert ready["generator"]["backend"] == "hf"
-    assert any("trtllm configured but TensorRT-LLM is not importable" in n for n in ready["degraded"])
-    assert "generator.fallback" in caplog.text
-
-
-async def test_a_trtllm_generator_that_fails_to_load_gives_way_to_hf(trtllm, tmp_path, monkeypatch) -> None:
-    import serve.runtime
-    from serve.config import GeneratorSettings, Settings
-    from serve.runtime import Runtime
-
-    monkeypatch.setattr(serve.runtime, "hf_generator", lambda settings: ScriptedFakeGenerator(name="hf"))
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False))
-    broken = TrtllmGenerator(load_llm_config(SMOKE), tmp_path, module=trtllm, compute_capability="9.0")
-    runtime = Runtime.create(settings, generator=broken)  # no engine built: load() fails
-    await runtime._load_generator()
-    assert runtime.generator.name == "hf" and runtime.completions.generator is runtime.generator
-    assert any("trtllm failed to load" in note for note in runtime.degraded)

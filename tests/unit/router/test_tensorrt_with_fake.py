@@ -1,46 +1,38 @@
-"""The TensorRT router path, through FakeTensorRT (TensorRT cannot be installed here; tests/gpu runs it for real)."""
+"""The TensorRT router path, through FakeTensorRT and FakeCudaMemory (TensorRT and a GPU are not available here;
+tests/gpu runs it for real)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from checkpoints.router_config import TensorRTConfig
+from checkpoints.router_config import ConfigError, TensorRTConfig, load_router_config
 from checkpoints.router_export import PLAIN_ONNX
 from checkpoints.router_trt import EngineBuildError, build_engine
 from serve.router.encoding import TextEncoder
 from serve.router.onnx import OnnxSession
 from serve.router.tensorrt import EngineMismatch, TensorRTSession, check_engine_manifest
 from tests.conftest import REPO
-from tests.fakes_tensorrt import FAKE_SURFACE, FAKE_VERSION, FakeTensorRT
+from tests.fakes_tensorrt import FAKE_SURFACE, FAKE_VERSION, FakeCudaMemory, FakeTensorRT
+from tests.fakes_trtllm import API
 
 IDENTITY = {"gpu_name": "NVIDIA H200 (fake)", "compute_capability": "9.0"}
-REFERENCE = REPO.parent / "shared" / "reference" / "trtllm.md"
-
-
-def tensorrt_section() -> str:
-    if not REFERENCE.is_file():
-        pytest.skip(f"{REFERENCE} not present (shared reference material)")
-    text = REFERENCE.read_text()
-    return text[text.index("## 8. Plain TensorRT") : text.index("## 9.")]
 
 
 def test_fake_offers_only_names_documented_for_tensorrt_10() -> None:
-    section = tensorrt_section()
-    documented = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", section))
+    documented = set(API["tensorrt"]["identifiers"])
     missing = [n for n in FAKE_SURFACE["module"] + FAKE_SURFACE["members"] if n not in documented]
     assert not missing, f"not in the TensorRT 10 reference: {missing}"
-    for removed in ("max_workspace_size", "build_engine", "execute_async_v2", "get_binding_shape"):
-        assert removed in section  # the reference lists them as removed in 10.x ...
+    removed = API["tensorrt"]["removed_in_10"]
+    assert {"max_workspace_size", "build_engine", "execute_async_v2", "get_binding_shape"} <= set(removed)
     source = (REPO / "checkpoints" / "router_trt.py").read_text() + (REPO / "serve/router/tensorrt.py").read_text()
-    for removed in ("max_workspace_size =", ".build_engine(", "execute_async_v2", "get_binding_shape",
-                    "num_bindings", "EXPLICIT_BATCH"):
-        assert removed not in source  # ... and the code uses none of them
+    for name in ("max_workspace_size =", ".build_engine(", "execute_async_v2", "get_binding_shape",
+                 "num_bindings", "EXPLICIT_BATCH", ".int8_calibrator =", "trt.IInt8EntropyCalibrator2", "BuilderFlag.INT8"):
+        assert name not in source  # removed in 10.x, or deprecated implicit INT8
 
 
 @pytest.fixture
@@ -70,10 +62,14 @@ def test_builder_refuses_the_onnx_runtime_fused_graph(router_dir: Path, tmp_path
         build_engine(router_dir / "model.onnx", tmp_path, TensorRTConfig(), trt=FakeTensorRT(), identity=IDENTITY)
 
 
-def test_int8_without_calibration_data_is_refused(engine_dir: Path) -> None:
-    with pytest.raises(EngineBuildError, match="calibration"):
-        build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(int8=True), trt=FakeTensorRT(),
-                     identity=IDENTITY)
+def test_an_int8_tensorrt_router_is_refused_with_the_reason(tmp_path: Path) -> None:
+    config = tmp_path / "router.yaml"
+    text = (REPO / "build_configs/router/default.yaml").read_text()
+    config.write_text(text.replace("tensorrt:\n  fp16: true\n  int8: false", "tensorrt:\n  fp16: true\n  int8: true"))
+    assert config.read_text() != text
+    with pytest.raises(ConfigError, match=r"tensorrt.int8: .*INT8 TensorRT router engines are not supported: "
+                                          r".*deprecated since 10.1 and removed in 11; use export.int8"):
+        load_router_config(config)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("tensorrt") is not None, reason="TensorRT is installed here")
@@ -85,7 +81,8 @@ def test_builder_without_tensorrt_says_where_to_build(engine_dir: Path) -> None:
 def test_session_pads_short_inputs_and_splits_big_batches_without_changing_logits(engine_dir: Path) -> None:
     trt = FakeTensorRT()
     build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=trt, identity=IDENTITY)
-    session = TensorRTSession(engine_dir, device="cpu", trt=trt, compute_capability="9.0")
+    memory = FakeCudaMemory()
+    session = TensorRTSession(engine_dir, device="cuda:0", trt=trt, compute_capability="9.0", buffers=memory)
     assert (session.min_seq, session.max_batch, session.max_seq) == (16, 32, 128)
     encoder = TextEncoder(engine_dir / "tokenizer.json", 128)
     texts = ["hi", "我的快递到哪了"] + [f"order {i} has not arrived yet, where is it?" for i in range(38)]
@@ -94,14 +91,42 @@ def test_session_pads_short_inputs_and_splits_big_batches_without_changing_logit
     expected = OnnxSession(engine_dir / PLAIN_ONNX).logits(batch.input_ids, batch.attention_mask)
     got = session.logits(batch.input_ids, batch.attention_mask)
     assert np.allclose(got, expected, atol=1e-4)
-    assert sum(c.executions for c in [session.context]) == 2  # 40 rows in batches of at most 32
+    assert session.context.executions == 2  # 40 rows in batches of at most 32
+    # every execution on the session's own stream, never the legacy default stream (handle 0)
+    assert session.context.streams == [memory.stream_handle] * 2 and memory.stream_handle != 0
+
+
+def test_a_shape_outside_the_profile_is_reported_with_the_shape(engine_dir: Path) -> None:
+    trt = FakeTensorRT()
+    build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=trt, identity=IDENTITY)
+    session = TensorRTSession(engine_dir, device="cuda", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory())
+    ids = np.ones((33, 16), dtype=np.int64)  # one row over the profile's maximum batch of 32
+    with pytest.raises(ValueError, match=r"refused input 'input_ids' of shape \(33, 16\): .*\(1, 16\) to \(32, 128\)"):
+        session._run(ids, np.ones_like(ids))
+    assert session.context.executions == 0
+
+
+def test_tensorrt_runs_on_cuda_only_and_reads_device_memory_only(engine_dir: Path) -> None:
+    trt = FakeTensorRT()
+    build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=trt, identity=IDENTITY)
+    with pytest.raises(ValueError, match="CUDA devices only, not 'cpu'"):
+        TensorRTSession(engine_dir, device="cpu", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory())
+    session = TensorRTSession(engine_dir, device="cuda", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory())
+    ids = np.ones((2, 16), dtype=np.int64)
+    context = session.context
+    assert context.set_input_shape("input_ids", ids.shape) and context.set_input_shape("attention_mask", ids.shape)
+    host = np.zeros((2, 25), dtype=np.float32)
+    for name, array in (("input_ids", ids), ("attention_mask", ids), ("logits", host)):
+        context.set_tensor_address(name, array.ctypes.data)  # host pointers, as a CPU tensor would give
+    with pytest.raises(RuntimeError, match="illegal memory access"):
+        context.execute_async_v3(session.buffers.stream_handle)
 
 
 def test_session_refuses_an_engine_built_elsewhere(engine_dir: Path) -> None:
     trt = FakeTensorRT()
     build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=trt, identity=IDENTITY)
     with pytest.raises(EngineMismatch, match=r"compute capability 9.0 .*this GPU is 8.9.*build-router-trt"):
-        TensorRTSession(engine_dir, device="cpu", trt=trt, compute_capability="8.9")
+        TensorRTSession(engine_dir, device="cuda", trt=trt, compute_capability="8.9", buffers=FakeCudaMemory())
 
 
 def test_manifest_check_names_the_tensorrt_version_that_differs() -> None:
