@@ -124,6 +124,14 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
     return RouteDecision("llm", "generated_reply")
 
 
+def engine_fingerprint(engine: Any) -> dict[str, Any]:
+    """What of one engine shapes its replies: backend, model (name and weights directory) and settings."""
+    settings = getattr(engine, "settings", None)
+    return {"backend": getattr(engine, "name", None), "model": getattr(engine, "model_name", None),
+            "model_dir": str(getattr(engine, "model_dir", "")),
+            "settings": settings.model_dump(mode="json") if hasattr(settings, "model_dump") else None}
+
+
 class ReplyPipeline:
     def __init__(self, *, router: IntentClassifier, generator: Generator, library: PromptLibrary,
                  sessions: SessionStore, cache: ResponseCache | None, admission: Admission, settings: Settings) -> None:
@@ -386,8 +394,8 @@ class ReplyPipeline:
     def _cache_variant(self, max_tokens: int) -> str:
         """Everything besides the question that shapes a cached reply: the engine and its decoding defaults
         (penalties, guards), the reply settings, max_tokens and the prompt library's version."""
-        engine_settings = getattr(self.generator, "settings", None)
-        decoding = engine_settings.model_dump(mode="json") if hasattr(engine_settings, "model_dump") else None
+        engines = [m.generator for m in getattr(self.generator, "members", ())] or [self.generator]
+        decoding = [engine_fingerprint(engine) for engine in engines]
         return variant_of(backend=self.generator.name, model=self.generator.model_name, decoding=decoding,
                           reply=self.settings.model_dump(mode="json"), max_tokens=max_tokens,
                           prompts=prompt_version(self.library))

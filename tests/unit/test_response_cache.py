@@ -49,3 +49,15 @@ def test_only_complete_replies_are_stored() -> None:
     assert should_store("stop", "Done.")
     assert not any(should_store(r, "Done.") for r in ("length", "loop", "sentence_limit", "error"))
     assert not should_store("stop", "  ")
+
+
+def test_an_engine_fingerprint_sees_weights_and_guards() -> None:
+    from types import SimpleNamespace
+
+    from serve.pipeline import engine_fingerprint
+
+    base = SimpleNamespace(name="hf", model_name="m", model_dir="/c/models/base", settings=GeneratorSettings())
+    tuned = SimpleNamespace(**{**vars(base), "model_dir": "/c/models/tuned"})
+    guarded = SimpleNamespace(**{**vars(base), "settings": GeneratorSettings(no_repeat_ngram_size=3)})
+    prints = [variant_of(d=engine_fingerprint(e)) for e in (base, tuned, guarded)]
+    assert len(set(prints)) == 3
