@@ -26,7 +26,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from serve.config import MINILM_DIRNAME, SMOLLM2_DIRNAME
+from serve.config import MINILM_DIRNAME, SMOLLM2_CS_DIRNAME, SMOLLM2_DIRNAME
 
 logger = logging.getLogger(__name__)
 
@@ -253,7 +253,7 @@ def prepare_encoder(cache_dir: Path) -> Path:
 
 # --- fine-tuned embedded generator (issue 9): the shipped LoRA adapter merged into SmolLM2, offline ---
 ADAPTER_DIR = Path(__file__).resolve().parent / "adapters" / "smollm2-cs"
-FINETUNED_DIRNAME = "smollm2-135m-cs"
+FINETUNED_DIRNAME = SMOLLM2_CS_DIRNAME
 
 
 def prepare_finetuned_generator(cache_dir: Path) -> Path | None:

@@ -18,6 +18,8 @@ from pydantic_settings import (
 _yaml_file: contextvars.ContextVar[str | None] = contextvars.ContextVar("csreply_yaml_file", default=None)
 
 SMOLLM2_DIRNAME = "smollm2-135m-instruct"
+# SmolLM2 with the project's customer-service LoRA adapter merged in (`csreply prepare`; docs/evaluation.md)
+SMOLLM2_CS_DIRNAME = "smollm2-135m-cs"
 MINILM_DIRNAME = "all-minilm-l6-v2"
 
 
@@ -200,7 +202,12 @@ class Settings(BaseSettings):
 
     @property
     def generator_model_dir(self) -> Path:
-        return self.generator.model_dir or self.cache_dir / "models" / SMOLLM2_DIRNAME
+        """The configured model, else the fine-tuned SmolLM2 when prepared (it replies better: docs/
+        evaluation.md), else the base SmolLM2."""
+        if self.generator.model_dir:
+            return self.generator.model_dir
+        tuned = self.cache_dir / "models" / SMOLLM2_CS_DIRNAME
+        return tuned if (tuned / "config.json").is_file() else self.cache_dir / "models" / SMOLLM2_DIRNAME
 
     @property
     def router_dir(self) -> Path:

@@ -33,7 +33,8 @@ class HfGenerator:
     def __init__(self, settings: GeneratorSettings, model_dir: Path) -> None:
         self.settings = settings
         self.model_dir = model_dir
-        self.model_name = settings.model_name
+        # the embedded default is the base or the fine-tuned SmolLM2: name it by its directory
+        self.model_name = settings.model_name if settings.model_dir else model_dir.name
         self.languages = tuple(settings.languages)
         self._active: set[str] = set()
         self._requests_total = 0

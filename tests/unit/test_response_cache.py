@@ -61,3 +61,18 @@ def test_an_engine_fingerprint_sees_weights_and_guards() -> None:
     guarded = SimpleNamespace(**{**vars(base), "settings": GeneratorSettings(no_repeat_ngram_size=3)})
     prints = [variant_of(d=engine_fingerprint(e)) for e in (base, tuned, guarded)]
     assert len(set(prints)) == 3
+
+
+def test_the_embedded_default_is_the_fine_tuned_model_once_prepared(tmp_path: Path) -> None:
+    from serve.config import SMOLLM2_CS_DIRNAME, SMOLLM2_DIRNAME, Settings
+    from serve.generation.hf import HfGenerator
+
+    settings = Settings(cache_dir=tmp_path)
+    assert settings.generator_model_dir == tmp_path / "models" / SMOLLM2_DIRNAME
+    tuned = tmp_path / "models" / SMOLLM2_CS_DIRNAME
+    tuned.mkdir(parents=True)
+    (tuned / "config.json").write_text("{}")
+    assert settings.generator_model_dir == tuned
+    assert HfGenerator(settings.generator, settings.generator_model_dir).model_name == SMOLLM2_CS_DIRNAME
+    pinned = Settings(cache_dir=tmp_path, generator={"model_dir": str(tmp_path / "x"), "model_name": "x"})
+    assert pinned.generator_model_dir == tmp_path / "x"
