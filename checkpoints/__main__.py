@@ -1,5 +1,5 @@
 """python -m checkpoints fetch | prepare | build-router CONFIG [--force] | build-router-trt CONFIG | build-llm CONFIG
-[--dry-run]"""
+[--dry-run] | finetune-llm CONFIG [--output DIR]"""
 
 from __future__ import annotations
 
@@ -24,7 +24,14 @@ def main(argv: list[str] | None = None) -> int:
     llm.add_argument("config", type=Path, help="build_configs/llm/<model>-<gpu>-<precision>.yaml")
     llm.add_argument("--dry-run", action="store_true", help="print the commands and the manifest; run nothing")
     llm.add_argument("--examples-dir", help="TensorRT-LLM examples directory (default: the release container's)")
+    tune = sub.add_parser("finetune-llm", help="LoRA fine-tune the reply model, evaluate before/after, gate, merge")
+    tune.add_argument("config", type=Path, help="build_configs/finetune/<name>.yaml")
+    tune.add_argument("--output", type=Path, help="output directory (default: <cache>/finetune/<name>)")
     args = parser.parse_args(argv)
+    if args.command == "finetune-llm":
+        from checkpoints.finetune import main as finetune_main
+
+        return finetune_main(args.config, None, args.output)
     cache = load_settings().cache_dir
     if args.command == "fetch":
         from checkpoints.fetch import prepare_defaults

@@ -27,7 +27,7 @@ from typing import Any
 from tqdm import tqdm
 
 from checkpoints.staging import install_dir
-from serve.config import MINILM_DIRNAME, SMOLLM2_DIRNAME
+from serve.config import MINILM_DIRNAME, SMOLLM2_CS_DIRNAME, SMOLLM2_DIRNAME
 
 logger = logging.getLogger(__name__)
 
@@ -244,12 +244,41 @@ def prepare_encoder(cache_dir: Path) -> Path:
     return out_dir
 
 
+# --- fine-tuned embedded generator (issue 9): the shipped LoRA adapter merged into SmolLM2, offline ---
+ADAPTER_DIR = Path(__file__).resolve().parent / "adapters" / "smollm2-cs"
+FINETUNED_DIRNAME = SMOLLM2_CS_DIRNAME
+
+
+def prepare_finetuned_generator(cache_dir: Path) -> Path | None:
+    """<cache>/models/smollm2-135m-cs: the base SmolLM2 with the project's adapter merged in; None when the
+    project ships no adapter. Idempotent: redone only when the adapter file changes."""
+    adapter = ADAPTER_DIR / "adapter_model.safetensors"
+    if not adapter.is_file():
+        return None
+    out_dir = cache_dir / "models" / FINETUNED_DIRNAME
+    digest = sha256_file(adapter)
+    manifest = read_manifest(out_dir)
+    if manifest and manifest.get("adapter_sha256") == digest and (out_dir / "model.safetensors").is_file():
+        print(f"fine-tuned generator ready: {out_dir}", file=sys.stderr)
+        return out_dir
+    from checkpoints.finetune import merge_adapter
+
+    with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
+        staged = merge_adapter(cache_dir / "models" / SMOLLM2_DIRNAME, ADAPTER_DIR, Path(tmp) / "merged")
+        (staged / MANIFEST).write_text(json.dumps({"base": SMOLLM2.requirement, "adapter": str(ADAPTER_DIR.name),
+                                                   "adapter_sha256": digest}, indent=2) + "\n")
+        install_dir(staged, out_dir)
+    print(f"fine-tuned generator ready: {out_dir} (adapter {ADAPTER_DIR.name} merged)", file=sys.stderr)
+    return out_dir
+
+
 def prepare_defaults(cache_dir: Path, with_router: bool = True) -> int:
     """Fetch/convert every embedded default and build the default router if it is missing or stale;
     prints a clear message and returns 1 on failure."""
     try:
         prepare_generator(cache_dir)
         prepare_encoder(cache_dir)
+        prepare_finetuned_generator(cache_dir)
     except FetchError as exc:
         print(f"prepare: {exc}", file=sys.stderr)
         return 1

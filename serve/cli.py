@@ -94,7 +94,8 @@ def _eval_replies(args: argparse.Namespace) -> int:
     if not args.data.is_file():
         print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
         return 2
-    return run_eval(args.data, args.url, load_settings(args.config), args.json)
+    return run_eval(args.data, args.url, load_settings(args.config), args.json, args.concurrency, args.results,
+                    args.limit)
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -169,11 +170,16 @@ def build_parser() -> argparse.ArgumentParser:
     router.add_argument("--latency-samples", type=int, default=200)
     router.add_argument("--config", type=Path)
     router.set_defaults(func=_eval_router)
-    replies = eval_sub.add_parser("replies", help="reply set: language, handoff, must_include, canned, chrF")
+    replies = eval_sub.add_parser(
+        "replies", help="reply set: language, handoff, must_include, canned, repetition, unsupported facts, chrF")
     replies.add_argument("--data", type=Path, required=True, help="JSONL reply cases (one JSON object per line)")
     replies.add_argument("--url", help="a running server (default: run the pipeline in this process)")
     replies.add_argument("--json", type=Path, help="write the metrics and per-case results here")
     replies.add_argument("--config", type=Path)
+    replies.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (default 1)")
+    replies.add_argument("--results", type=Path,
+                         help="append each scored case here as it finishes (JSONL; default: next to --json)")
+    replies.add_argument("--limit", type=int, help="only the first N cases")
     replies.set_defaults(func=_eval_replies)
     add_compare_parser(eval_sub)
 

@@ -18,6 +18,8 @@ from pydantic_settings import (
 _yaml_file: contextvars.ContextVar[str | None] = contextvars.ContextVar("csreply_yaml_file", default=None)
 
 SMOLLM2_DIRNAME = "smollm2-135m-instruct"
+# SmolLM2 with the project's customer-service LoRA adapter merged in (`csreply prepare`; docs/evaluation.md)
+SMOLLM2_CS_DIRNAME = "smollm2-135m-cs"
 MINILM_DIRNAME = "all-minilm-l6-v2"
 
 
@@ -88,6 +90,12 @@ class GeneratorSettings(_Section):
     max_tokens_limit: int = Field(1024, ge=1)
     max_concurrent_requests: int = Field(64, ge=1)
     warmup: bool = True
+    # Decoding guards (issue 9): the generator's defaults, used when a request leaves a guard at its
+    # neutral value. Chosen by measurement on the reply set (docs/evaluation.md).
+    repetition_penalty: float = Field(1.1, gt=0, description="1.0 = off; > 1 discourages tokens already in the reply")
+    presence_penalty: float = Field(0.0, ge=-2, le=2)
+    frequency_penalty: float = Field(0.0, ge=-2, le=2)
+    no_repeat_ngram_size: int = Field(4, ge=0, description="0 = off; bans repeating any n-gram of the reply")
 
     @model_validator(mode="after")
     def _check_limits(self) -> GeneratorSettings:
@@ -167,11 +175,15 @@ class CacheSettings(_Section):
 
 
 class ReplySettings(_Section):
-    max_tokens: int = Field(160, ge=1, description="reply length for generated replies")
+    max_tokens: int = Field(96, ge=1, description="reply length for generated replies (a chat reply is 2-4 sentences)")
     temperature: float = Field(0.0, ge=0, le=2, description="0 = greedy (cacheable, reproducible)")
     max_message_chars: int = Field(4000, ge=1)
     max_history_turns: int = Field(50, ge=0)
     suggest_temperature: float = Field(0.7, gt=0, le=2)
+    # Loop guard (issue 9): replies end at a sentence boundary when they repeat themselves or reach this.
+    suggest_max_tokens: int = Field(80, ge=1, description="length of each /v1/suggest suggestion")
+    max_sentences: int = Field(5, ge=1, description="a generated reply ends after this many sentences")
+    loop_guard: bool = Field(True, description="off: stream the engine's text as is (no repeat/sentence checks)")
 
 
 class LoggingSettings(_Section):
@@ -218,7 +230,12 @@ class Settings(BaseSettings):
 
     @property
     def generator_model_dir(self) -> Path:
-        return self.generator.model_dir or self.cache_dir / "models" / SMOLLM2_DIRNAME
+        """The configured model, else the fine-tuned SmolLM2 when prepared (it replies better: docs/
+        evaluation.md), else the base SmolLM2."""
+        if self.generator.model_dir:
+            return self.generator.model_dir
+        tuned = self.cache_dir / "models" / SMOLLM2_CS_DIRNAME
+        return tuned if (tuned / "config.json").is_file() else self.cache_dir / "models" / SMOLLM2_DIRNAME
 
     @property
     def router_dir(self) -> Path:

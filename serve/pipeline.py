@@ -26,8 +26,9 @@ from serve.config import Settings
 from serve.errors import BackendUnavailable, InvalidRequest
 from serve.followup import is_followup, script_lang
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
+from serve.generation.loop_guard import LoopGuard
 from serve.prompts import PromptLibrary, Route
-from serve.response_cache import ResponseCache, cache_key
+from serve.response_cache import ResponseCache, cache_key, prompt_version, should_store, variant_of
 from serve.router.base import IntentClassifier, IntentResult
 from serve.sessions import Session, SessionStore, Turn
 
@@ -121,6 +122,14 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
     if lang not in generator_languages:
         return RouteDecision("template", f"language_not_supported_by_generator:{lang}")
     return RouteDecision("llm", "generated_reply")
+
+
+def engine_fingerprint(engine: Any) -> dict[str, Any]:
+    """What of one engine shapes its replies: backend, model (name and weights directory) and settings."""
+    dump = getattr(getattr(engine, "settings", None), "model_dump", None)
+    return {"backend": getattr(engine, "name", None), "model": getattr(engine, "model_name", None),
+            "model_dir": str(getattr(engine, "model_dir", "")),
+            "settings": dump(mode="json") if dump is not None else None}
 
 
 class ReplyPipeline:
@@ -310,8 +319,9 @@ class ReplyPipeline:
         variant = self._variant(request, request.session_id or request_id)
         key = None
         if self.cache is not None and not request.context and not history:
-            # Each A/B variant writes its own replies: one variant's answer is never served for another.
-            key = cache_key(request.domain, lang, f"{intent.label}@{variant or ''}", request.message)
+            # Each A/B variant writes its own replies, and the key covers everything else that shapes one.
+            key = cache_key(request.domain, lang, f"{intent.label}@{variant or ''}", request.message,
+                            self._cache_variant(max_tokens))
             hit = await self.cache.get(key)
             if hit is not None:
                 yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
@@ -332,17 +342,23 @@ class ReplyPipeline:
             )
             parts: list[str] = []
             ttft = 0.0
+            guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
             final = None
+            steps = 0
             try:
                 async with aclosing(self.generator.generate(generation)) as chunks:
                     async for chunk in chunks:
-                        if chunk.text:
+                        steps += 1
+                        released = guard.push(chunk.text) if chunk.text else ""
+                        if released:
                             if not parts:
                                 ttft = elapsed()
-                            parts.append(chunk.text)
-                            yield DeltaEvent(chunk.text)
+                            parts.append(released)
+                            yield DeltaEvent(released)
                         if chunk.finish_reason:
                             final = chunk
+                        if guard.tripped:
+                            break  # leaving the block closes the stream, which aborts the request in the engine
             except BackendUnavailable as exc:
                 if parts:
                     raise
@@ -353,18 +369,38 @@ class ReplyPipeline:
                 await self._remember(session, request, intent, decision, text)
                 yield done("stop", ttft=elapsed(), fallback="template:generator_unavailable")
                 return
+            tail, finish = guard.finish(final.finish_reason if final else None)
+            if tail:
+                if not parts:
+                    ttft = elapsed()
+                parts.append(tail)
+                yield DeltaEvent(tail)
         finally:
             slot.release()
         text = "".join(parts)
-        if key is not None and final is not None and text.strip():
+        if key is not None and should_store(finish, text):
             await self.cache.set(key, text)  # type: ignore[union-attr]
-        assert final is not None
-        await self._remember(session, request, intent, decision, text, final.served_by)
-        logger.info("reply.done route=llm finish=%s variant=%s completion_tokens=%s", final.finish_reason,
-                    final.served_by, final.completion_tokens)
-        queue_ms = slot.queued_s * 1000 + (final.queue_ms or 0.0)  # admission queue + the engine's own
-        yield done(final.finish_reason or "stop", final.prompt_tokens or 0, final.completion_tokens or 0,
-                   queue_ms, ttft or elapsed(), variant=final.served_by)
+        served_by = final.served_by if final is not None else variant
+        await self._remember(session, request, intent, decision, text, served_by)
+        logger.info("reply.done route=llm finish=%s variant=%s completion_tokens=%s", finish, served_by,
+                    final.completion_tokens if final is not None else steps)
+        admission_ms = slot.queued_s * 1000
+        if final is None:  # the guard stopped the engine: the prompt is known, the reply took `steps` chunks
+            yield done(finish, self.generator.count_prompt_tokens(messages), steps, admission_ms, ttft or elapsed(),
+                       variant=served_by)
+            return
+        queue_ms = admission_ms + (final.queue_ms or 0.0)  # admission queue + the engine's own
+        yield done(finish, final.prompt_tokens or 0, final.completion_tokens or 0, queue_ms, ttft or elapsed(),
+                   variant=served_by)
+
+    def _cache_variant(self, max_tokens: int) -> str:
+        """Everything besides the question that shapes a cached reply: the engine and its decoding defaults
+        (penalties, guards), the reply settings, max_tokens and the prompt library's version."""
+        engines = [m.generator for m in getattr(self.generator, "members", ())] or [self.generator]
+        decoding = [engine_fingerprint(engine) for engine in engines]
+        return variant_of(backend=self.generator.name, model=self.generator.model_name, decoding=decoding,
+                          reply=self.settings.model_dump(mode="json"), max_tokens=max_tokens,
+                          prompts=prompt_version(self.library))
 
     # ------------------------------------------------------------------- /v1/suggest
     async def suggest(self, request: ReplyRequest, n: int) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
@@ -378,12 +414,14 @@ class ReplyPipeline:
             suggestions = [{"text": self.fixed_reply(request, intent, decision, lang), "source": decision.route}]
             timings = {"router_ms": round(router_ms, 3), "total_ms": round((time.perf_counter() - started) * 1000, 3)}
             return intent, decision, lang, suggestions, timings
+        max_tokens = request.max_tokens or self.settings.suggest_max_tokens
         messages = self.build_messages(request, intent.label, lang, history, max_tokens)
         slot = await self.admission.acquire(n, "reply")
         try:
             base = secrets.randbits(30)
             affinity = request.session_id or f"suggest-{base}"
-            texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, affinity, request.variant)
+            texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, affinity, request.variant,
+                                                               lang)
                                            for i in range(n)))
         finally:
             slot.release()
@@ -392,12 +430,19 @@ class ReplyPipeline:
         return intent, decision, lang, [{"text": t, "source": "llm"} for t in unique], timings
 
     async def _generate_text(self, messages: tuple[ChatMessage, ...], max_tokens: int, seed: int,
-                             affinity: str | None = None, variant: str | None = None) -> str:
+                             affinity: str | None = None, variant: str | None = None, lang: str = "en") -> str:
+        """One suggestion, through the same loop guard as a reply: whole sentences, no repeats."""
         request = GenerationRequest(f"suggest-{secrets.token_hex(8)}", messages, max_tokens,
                                     temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed,
                                     affinity=affinity, variant=variant)
+        guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
         parts = []
+        final = None
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
-                parts.append(chunk.text)
-        return "".join(parts)
+                parts.append(guard.push(chunk.text) if chunk.text else "")
+                final = chunk.finish_reason or final
+                if guard.tripped:
+                    break
+        tail, _ = guard.finish(final)
+        return "".join(parts) + tail

@@ -1,25 +1,57 @@
-"""Response cache for repeated FAQ-like questions: same domain, language, intent and normalised text.
+"""Response cache for repeated FAQ-like questions: same domain, language, intent and normalised text, and
+the same everything else that shapes the reply (`variant`: model, decoding settings and guards, max_tokens,
+the prompt library's version).
 
-Only generated (`llm`) replies are cached, and never when the request carries customer context or a
-conversation history: those replies are about one customer, not about the question."""
+Only generated (`llm`) replies are cached, only complete ones (finish reason `stop`: not cut by length,
+not ended by the loop guard), and never when the request carries customer context or a conversation
+history: those replies are about one customer, not about the question."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
+import weakref
 from collections import OrderedDict
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from serve.router.encoding import normalize
+
+if TYPE_CHECKING:
+    from serve.prompts import PromptLibrary
 
 KEY_PREFIX = "csreply:reply:"
 _NOISE = re.compile(r"[\W_]+", re.UNICODE)
 
 
-def cache_key(domain: str, lang: str, intent: str, message: str) -> str:
+def cache_key(domain: str, lang: str, intent: str, message: str, variant: str = "") -> str:
     text = _NOISE.sub(" ", normalize(message).lower()).strip()
-    return hashlib.sha256(f"{domain}\x1f{lang}\x1f{intent}\x1f{text}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{domain}\x1f{lang}\x1f{intent}\x1f{text}\x1f{variant}".encode()).hexdigest()[:32]
+
+
+def variant_of(**parts: Any) -> str:
+    """A stable digest of everything besides the question that changes the reply."""
+    blob = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+_VERSIONS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def prompt_version(library: PromptLibrary) -> str:
+    """Digest of the whole prompt library (manifest and every file): an edited prompt is a new version."""
+    version = _VERSIONS.get(library)
+    if version is None:
+        blob = library.manifest.model_dump_json() + "".join(
+            f"{domain}/{lang}:{pf.model_dump_json()}" for (domain, lang), pf in sorted(library.files.items()))
+        version = _VERSIONS[library] = hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return version
+
+
+def should_store(finish_reason: str, text: str) -> bool:
+    """Only complete replies: a reply cut by length or by the loop guard is not worth serving twice."""
+    return finish_reason == "stop" and bool(text.strip())
 
 
 class ResponseCache(Protocol):

@@ -1,10 +1,7 @@
-"""`csreply eval replies`: run a reply set through /v1/reply (a running server with --url, or in process)
-and report language match, handoff correctness, must_include / must_not_include, canned-verbatim
-correctness, intent accuracy and chrF against `reference` where given.
-
-Case format (one JSON object per line, DESIGN.md section 5): {"messages": [{"role", "content"}...],
-"domain", "lang", "reference"?, "intent"?, "must_include"?, "must_not_include"?, "expect_handoff"?}.
-The last message is the customer's; earlier ones are the history.
+"""`csreply eval replies`: run a reply set through /v1/reply (a running server with --url, or in process),
+score every reply (serve/evaluation/reply_checks.py) and report overall, per route, language, domain and
+metadata field. Cases run `--concurrency` at a time; each scored case is appended to `--results` (JSONL)
+as soon as it is done, so an interrupted run keeps what it measured. Case format: reply_cases.py.
 """
 
 from __future__ import annotations
@@ -13,191 +10,151 @@ import asyncio
 import json
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from serve.config import Settings
-from serve.evaluation.metrics import percentile
+from serve.evaluation.reply_cases import ReplyCase, load_cases
+from serve.evaluation.reply_checks import chrf
+from serve.evaluation.reply_summary import score_case, summarize
 from serve.prompts import PROMPTS_DIR, PromptLibrary
-from serve.router.encoding import detect_lang
+
+__all__ = ["chrf", "load_cases", "run_eval", "score_case", "summarize"]
+
+Answer = Callable[[ReplyCase], Awaitable[dict[str, Any]]]
 
 
-@dataclass
-class ReplyCase:
-    messages: list[dict[str, str]]
-    domain: str
-    lang: str
-    reference: str | None = None
-    intent: str | None = None
-    must_include: list[str] = field(default_factory=list)
-    must_not_include: list[str] = field(default_factory=list)
-    expect_handoff: bool | None = None
+async def run_cases(cases: list[ReplyCase], answer: Answer, library: PromptLibrary, concurrency: int,
+                    results: Path | None, progress: bool = True) -> tuple[list[dict[str, Any]], list[float]]:
+    """Answer and score every case, `concurrency` at a time; rows come back in case order."""
+    from tqdm import tqdm
 
-    @property
-    def payload(self) -> dict[str, Any]:
-        *history, last = self.messages
-        return {"domain": self.domain, "lang": self.lang, "message": last["content"], "history": history,
-                "stream": False}
+    rows: list[dict[str, Any] | None] = [None] * len(cases)
+    latencies: list[float] = [0.0] * len(cases)
+    gate = asyncio.Semaphore(max(1, concurrency))
+    bar = tqdm(total=len(cases), desc="replies", unit="case", disable=not progress, file=sys.stderr)
+    sink = results.open("a", encoding="utf-8") if results else None
 
-
-def load_cases(path: Path) -> list[ReplyCase]:
-    cases = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            case = ReplyCase(**row)
-        except (json.JSONDecodeError, TypeError) as exc:
-            raise ValueError(f"{path}:{n}: not a reply case ({exc})") from exc
-        if not case.messages or case.messages[-1].get("role") != "user":
-            raise ValueError(f"{path}:{n}: the last message must be the customer's (role user)")
-        cases.append(case)
-    return cases
-
-
-def chrf(hypothesis: str, reference: str, max_n: int = 6, beta: float = 2.0) -> float:
-    """chrF (Popovic 2015): character n-gram F-beta, n = 1..6, whitespace ignored; 0-100."""
-    hyp, ref = "".join(hypothesis.split()), "".join(reference.split())
-    precisions, recalls = [], []
-    for n in range(1, max_n + 1):
-        h = Counter(hyp[i : i + n] for i in range(len(hyp) - n + 1))
-        r = Counter(ref[i : i + n] for i in range(len(ref) - n + 1))
-        if not h or not r:
-            continue
-        overlap = sum((h & r).values())
-        precisions.append(overlap / sum(h.values()))
-        recalls.append(overlap / sum(r.values()))
-    if not precisions:
-        return 0.0
-    p, r = sum(precisions) / len(precisions), sum(recalls) / len(recalls)
-    if p + r == 0:
-        return 0.0
-    return 100 * (1 + beta**2) * p * r / (beta**2 * p + r)
-
-
-def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary) -> dict[str, Any]:
-    reply = response.get("reply", "")
-    intent = response.get("intent", {})
-    handoff = response.get("handoff", {}).get("needed", False)
-    out: dict[str, Any] = {
-        "message": case.messages[-1]["content"], "domain": case.domain, "lang": case.lang, "reply": reply,
-        "intent": intent.get("label"), "route": intent.get("route"), "reason": intent.get("reason"),
-        "handoff": handoff, "language_match": bool(reply.strip()) and detect_lang(reply) == case.lang,
-    }
-    low = reply.lower()
-    if case.must_include:
-        out["must_include_ok"] = all(s.lower() in low for s in case.must_include)
-    if case.must_not_include:
-        out["must_not_include_ok"] = not any(s.lower() in low for s in case.must_not_include)
-    if case.expect_handoff is not None:
-        out["handoff_ok"] = handoff == case.expect_handoff
-    if case.intent:
-        out["intent_ok"] = intent.get("label") == case.intent
-    if out["route"] == "canned" and out["intent"]:
-        out["canned_verbatim_ok"] = reply == library.canned_reply(case.domain, case.lang, out["intent"])
-    if case.reference:
-        out["chrf"] = chrf(reply, case.reference)
-    if "error" in response:
-        out["error"] = response["error"]
-    return out
-
-
-def _rate(rows: list[dict[str, Any]], key: str) -> float | None:
-    values = [r[key] for r in rows if key in r]
-    return sum(values) / len(values) if values else None
-
-
-def summarize(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, Any]:
-    chrfs = [r["chrf"] for r in rows if "chrf" in r]
-    summary: dict[str, Any] = {
-        "n": len(rows),
-        "language_match": _rate(rows, "language_match"),
-        "handoff_accuracy": _rate(rows, "handoff_ok"),
-        "must_include_rate": _rate(rows, "must_include_ok"),
-        "must_not_include_rate": _rate(rows, "must_not_include_ok"),
-        "canned_verbatim_rate": _rate(rows, "canned_verbatim_ok"),
-        "intent_accuracy": _rate(rows, "intent_ok"),
-        "chrf": sum(chrfs) / len(chrfs) if chrfs else None,
-        "latency_ms": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)},
-        "routes": dict(Counter(r["route"] for r in rows)),
-    }
-    for lang in sorted({r["lang"] for r in rows}):
-        part = [r for r in rows if r["lang"] == lang]
-        summary.setdefault("per_lang", {})[lang] = {
-            "n": len(part), "language_match": _rate(part, "language_match"),
-            "intent_accuracy": _rate(part, "intent_ok"), "must_include_rate": _rate(part, "must_include_ok"),
-        }
-    return summary
-
-
-async def _run_http(cases: list[ReplyCase], url: str) -> tuple[list[dict[str, Any]], list[float]]:
-    import httpx
-
-    responses, latencies = [], []
-    async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=300) as client:
-        for case in cases:
+    async def one(i: int, case: ReplyCase) -> None:
+        async with gate:
             started = time.perf_counter()
-            response = await client.post("/v1/reply", json=case.payload)
-            latencies.append((time.perf_counter() - started) * 1000)
-            if response.status_code != 200:
-                responses.append({"reply": "", "error": response.text[:300]})
-            else:
-                responses.append(response.json())
-    return responses, latencies
+            try:
+                response = await answer(case)
+            except Exception as exc:  # one failed case must not lose the others' results
+                response = {"reply": "", "error": f"{type(exc).__name__}: {exc}"[:300]}
+            latencies[i] = (time.perf_counter() - started) * 1000
+        row = score_case(case, response, library, latencies[i])
+        rows[i] = row
+        if sink is not None:
+            sink.write(json.dumps({"index": i, **row}, ensure_ascii=False) + "\n")
+            sink.flush()
+        bar.update(1)
+
+    try:
+        await asyncio.gather(*(one(i, c) for i, c in enumerate(cases)))
+    finally:
+        bar.close()
+        if sink is not None:
+            sink.close()
+    return [r for r in rows if r is not None], latencies
 
 
-async def _run_in_process(cases: list[ReplyCase], settings: Settings) -> tuple[list[dict[str, Any]], list[float]]:
+def http_answer(client: Any) -> Answer:
+    async def answer(case: ReplyCase) -> dict[str, Any]:
+        response = await client.post("/v1/reply", json=case.payload)
+        if response.status_code != 200:
+            return {"reply": "", "error": response.text[:300]}
+        body = response.json()
+        return {**body, "finish_reason": body.get("finish_reason")}
+
+    return answer
+
+
+def pipeline_answer(pipeline: Any) -> Answer:
     from serve.api.reply_models import DoneOut, IntentOut, ReplyBody
     from serve.pipeline import DeltaEvent, DoneEvent, IntentEvent
+
+    async def answer(case: ReplyCase) -> dict[str, Any]:
+        result: dict[str, Any] = {"reply": ""}
+        async for event in pipeline.reply(ReplyBody.model_validate(case.payload).to_request()):
+            if isinstance(event, IntentEvent):
+                result["intent"] = IntentOut.of_event(event).model_dump()
+            elif isinstance(event, DeltaEvent):
+                result["reply"] += event.text
+            elif isinstance(event, DoneEvent):
+                result.update(DoneOut.of(event).model_dump())
+        return result
+
+    return answer
+
+
+async def _run(cases: list[ReplyCase], url: str | None, settings: Settings, library: PromptLibrary,
+               concurrency: int, results: Path | None) -> tuple[list[dict[str, Any]], list[float]]:
+    if url:
+        import httpx
+
+        async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=600) as client:
+            return await run_cases(cases, http_answer(client), library, concurrency, results)
     from serve.services import build_services
 
     services = await build_services(settings)
-    responses, latencies = [], []
     try:
-        for case in cases:
-            started = time.perf_counter()
-            result: dict[str, Any] = {"reply": ""}
-            async for event in services.pipeline.reply(ReplyBody.model_validate(case.payload).to_request()):
-                if isinstance(event, IntentEvent):
-                    result["intent"] = IntentOut.of_event(event).model_dump()
-                elif isinstance(event, DeltaEvent):
-                    result["reply"] += event.text
-                elif isinstance(event, DoneEvent):
-                    result.update(DoneOut.of(event).model_dump())
-            latencies.append((time.perf_counter() - started) * 1000)
-            responses.append(result)
+        return await run_cases(cases, pipeline_answer(services.pipeline), library, concurrency, results)
     finally:
         await services.aclose()
-    return responses, latencies
 
 
-def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | None) -> int:
-    cases = load_cases(data)
-    library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)
-    if url:
-        responses, latencies = asyncio.run(_run_http(cases, url))
-    else:
-        responses, latencies = asyncio.run(_run_in_process(cases, settings))
-    rows = [score_case(c, r, library) for c, r in zip(cases, responses)]
-    summary = summarize(rows, latencies)
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
 
-    def pct(value: float | None) -> str:
-        return "n/a" if value is None else f"{100 * value:.1f}%"
 
+def _num(value: float | None, fmt: str = ".1f") -> str:
+    return "n/a" if value is None else format(value, fmt)
+
+
+def print_summary(summary: dict[str, Any]) -> None:
     print(f"{summary['n']} cases  routes {summary['routes']}")
     for key in ("language_match", "handoff_accuracy", "must_include_rate", "must_not_include_rate",
                 "canned_verbatim_rate", "intent_accuracy"):
-        print(f"  {key:24} {pct(summary[key])}")
-    chrf_text = "n/a" if summary["chrf"] is None else f"{summary['chrf']:.1f}"
-    print(f"  {'chrf':24} {chrf_text}")
-    print(f"  latency p50 {summary['latency_ms']['p50']:.0f} ms, p99 {summary['latency_ms']['p99']:.0f} ms")
+        print(f"  {key:24} {_pct(summary[key])}")
+    print(f"  {'chrf':24} {_num(summary['chrf'])}")
+    print(f"  latency p50 {_num(summary['latency_ms']['p50'], '.0f')} ms, "
+          f"p99 {_num(summary['latency_ms']['p99'], '.0f')} ms")
+    groups = [(f"route {route}", metrics) for route, metrics in summary["per_route"].items()]
+    groups += [("generated (llm route)", summary["generated"])]
+    groups += [(f"  llm {name}={value}", metrics) for name in ("per_lang", "per_domain", "per_context")
+               for value, metrics in summary[name].items()]
+    groups += [(f"  llm {field}={value}", metrics) for field, values in summary["per_meta"].items()
+               for value, metrics in values.items()]
+    print(f"{'group':28} {'n':>4} {'lang':>6} {'repeat':>7} {'unsup':>7} {'cut':>6} {'sent':>5} "
+          f"{'must':>6} {'chrF':>5} {'p50 ms':>7}")
+    for name, m in groups:
+        if not m["n"]:
+            continue
+        print(f"{name[:28]:28} {m['n']:>4} {_pct(m['language_match']):>6} {_pct(m['repetition_rate']):>7} "
+              f"{_pct(m['unsupported_fact_rate']):>7} {_pct(m['cut_mid_sentence_rate']):>6} "
+              f"{_num(m['median_sentences']):>5} {_pct(m['must_include_rate']):>6} {_num(m['chrf']):>5} "
+              f"{_num(m['median_latency_ms'], '.0f'):>7}")
+    print(f"  generated finish reasons {summary['generated']['finish_reasons']}")
+
+
+def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | None, concurrency: int = 1,
+             results: Path | None = None, limit: int | None = None) -> int:
+    cases = load_cases(data)[:limit] if limit else load_cases(data)
+    library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)
+    if results is None and json_out is not None:
+        results = json_out.with_suffix(".cases.jsonl")
+    if results is not None:
+        results.parent.mkdir(parents=True, exist_ok=True)
+        results.write_text("")
+    rows, latencies = asyncio.run(_run(cases, url, settings, library, concurrency, results))
+    summary = summarize(rows, latencies)
+    print_summary(summary)
     if json_out:
         json_out.write_text(json.dumps({**summary, "data": str(data), "cases": rows}, indent=2,
                                        ensure_ascii=False) + "\n")
     failures = [r for r in rows if r.get("error")]
     if failures:
-        print(f"{len(failures)} cases failed with HTTP errors", file=sys.stderr)
+        print(f"{len(failures)} cases failed: first error {failures[0]['error']}", file=sys.stderr)
     return 0

@@ -17,7 +17,7 @@ from typing import Any
 
 from serve.config import GeneratorSettings
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
-from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.generation.base import ChatMessage, FinishReason, GenerationChunk, GenerationRequest, GeneratorStats
 from serve.generation.chat import ChatTokenizer
 from serve.streaming import IncrementalDetokenizer, StopMatcher
 
@@ -33,7 +33,8 @@ class HfGenerator:
     def __init__(self, settings: GeneratorSettings, model_dir: Path) -> None:
         self.settings = settings
         self.model_dir = model_dir
-        self.model_name = settings.model_name
+        # the embedded default is the base or the fine-tuned SmolLM2: name it by its directory
+        self.model_name = settings.model_name if settings.model_dir else model_dir.name
         self.languages = tuple(settings.languages)
         self._active: set[str] = set()
         self._requests_total = 0
@@ -60,7 +61,7 @@ class HfGenerator:
         model = AutoModelForCausalLM.from_pretrained(
             self.model_dir, dtype=dtype, attn_implementation=self.settings.attn_implementation
         )
-        model.to(device).eval()
+        model.to(device).eval()  # type: ignore[arg-type]
         self._chat = chat = ChatTokenizer(AutoTokenizer.from_pretrained(self.model_dir), model.generation_config)
         gen_config = GenerationConfig(
             max_new_tokens=self.settings.default_max_tokens,
@@ -114,7 +115,7 @@ class HfGenerator:
         try:
             accepted = manager.add_request(
                 prompt_ids, request_id=rid, max_new_tokens=request.max_new_tokens, streaming=True,
-                **sampling_kwargs(request.temperature, request.top_p, seed),
+                **sampling_kwargs(request.temperature, request.top_p, seed), **self.guards(request),
             )
             if accepted is None:
                 raise BackendUnavailable("the generation engine is not accepting requests")
@@ -134,7 +135,8 @@ class HfGenerator:
                     if not stops.stopped:
                         text += stops.push(detok.flush())
                         text += stops.flush()
-                    reason = "stop" if stops.stopped or (tokens and tokens[-1] in chat.stop_ids) else "length"
+                    ended = stops.stopped or (tokens and tokens[-1] in chat.stop_ids)
+                    reason: FinishReason = "stop" if ended else "length"
                     yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids), completion_tokens=seen,
                                           queue_ms=_queue_ms(output))
                     return
@@ -144,6 +146,18 @@ class HfGenerator:
             self._active.discard(rid)
             if not finished:
                 self._abort(rid)
+
+    def guards(self, request: GenerationRequest) -> dict[str, float | int]:
+        """The request's decoding guards; a guard left at its neutral value takes this generator's default."""
+        from serve.generation.hf_sampling import guard_kwargs
+
+        s = self.settings
+        return guard_kwargs(
+            request.repetition_penalty if request.repetition_penalty != 1.0 else s.repetition_penalty,
+            request.presence_penalty if request.presence_penalty != 0.0 else s.presence_penalty,
+            request.frequency_penalty if request.frequency_penalty != 0.0 else s.frequency_penalty,
+            request.no_repeat_ngram_size if request.no_repeat_ngram_size != 0 else s.no_repeat_ngram_size,
+        )
 
     async def warmup(self) -> None:
         request = GenerationRequest(

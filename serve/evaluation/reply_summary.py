@@ -1,0 +1,124 @@
+"""Scoring a reply case's response and summarising a run: overall, per route, language, domain and any
+metadata field of the cases (`source`, `brand`, `has_context`, ...)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from typing import Any
+
+from serve.evaluation.metrics import percentile
+from serve.evaluation.reply_cases import ReplyCase
+from serve.evaluation.reply_checks import check_reply, includes
+from serve.prompts import PromptLibrary
+from serve.router.encoding import detect_lang
+
+# metadata fields with too many distinct values to be a useful breakdown
+_MAX_GROUPS = 12
+_STYLE = ("Style:", "风格：")
+
+
+def sources_of(case: ReplyCase, intent: str | None, library: PromptLibrary) -> list[str]:
+    """What the model was given: the system prompt as the pipeline renders it (guidance, customer
+    context) and every message of the conversation."""
+    sources = [m["content"] for m in case.messages]
+    sources.append(" ".join(f"{k} {v}" for k, v in case.context.items()))
+    if intent:
+        try:
+            prompt = library.system_prompt(case.domain, case.lang, intent, case.context)
+        except KeyError:
+            return sources
+        # the style line's "2 to 4 sentences" is an instruction, not a fact the reply may state
+        sources.append("\n".join(line for line in prompt.splitlines() if not line.lstrip().startswith(_STYLE)))
+    return sources
+
+
+def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary,
+               latency_ms: float | None = None) -> dict[str, Any]:
+    reply = response.get("reply", "")
+    intent = response.get("intent", {})
+    handoff = response.get("handoff", {}).get("needed", False)
+    out: dict[str, Any] = {
+        "message": case.message, "domain": case.domain, "lang": case.lang, "reply": reply,
+        "intent": intent.get("label"), "route": intent.get("route"), "reason": intent.get("reason"),
+        "finish_reason": response.get("finish_reason"), "cached": response.get("cached"),
+        "handoff": handoff, "language_match": bool(reply.strip()) and detect_lang(reply) == case.lang,
+        "has_context": bool(case.context), "meta": case.meta,
+    }
+    if latency_ms is not None:
+        out["latency_ms"] = round(latency_ms, 1)
+    out.update(check_reply(reply, sources=sources_of(case, out["intent"], library),
+                           must_include=case.must_include, reference=case.reference))
+    if case.must_not_include:
+        out["must_not_include_ok"] = not any(includes(reply, s) for s in case.must_not_include)
+    if case.expect_handoff is not None:
+        out["handoff_ok"] = handoff == case.expect_handoff
+    if case.intent:
+        out["intent_ok"] = intent.get("label") == case.intent
+    if out["route"] == "canned" and out["intent"]:
+        out["canned_verbatim_ok"] = reply == library.canned_reply(case.domain, case.lang, out["intent"])
+    if "error" in response:
+        out["error"] = response["error"]
+    return out
+
+
+def _rate(rows: list[dict[str, Any]], key: str) -> float | None:
+    values = [bool(r[key]) for r in rows if key in r]
+    return sum(values) / len(values) if values else None
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def group_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reply-quality figures of one group of scored cases."""
+    chrfs = [r["chrf"] for r in rows if "chrf" in r]
+    latencies = [r["latency_ms"] for r in rows if "latency_ms" in r]
+    incomplete = _rate(rows, "complete")
+    return {
+        "n": len(rows),
+        "language_match": _rate(rows, "language_match"),
+        "repetition_rate": _rate(rows, "repetition"),
+        "unsupported_fact_rate": _rate(rows, "has_unsupported_fact"),
+        "cut_mid_sentence_rate": None if incomplete is None else 1 - incomplete,
+        "median_sentences": _median([r["sentences"] for r in rows if "sentences" in r]),
+        "must_include_rate": _rate(rows, "must_include_ok"),
+        "must_include_n": sum(1 for r in rows if "must_include_ok" in r),
+        "intent_accuracy": _rate(rows, "intent_ok"),
+        "chrf": sum(chrfs) / len(chrfs) if chrfs else None,
+        "chrf_n": len(chrfs),
+        "median_latency_ms": _median(latencies),
+        "finish_reasons": dict(Counter(r.get("finish_reason") for r in rows)),
+    }
+
+
+def summarize(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        "n": len(rows),
+        "language_match": _rate(rows, "language_match"),
+        "handoff_accuracy": _rate(rows, "handoff_ok"),
+        "must_include_rate": _rate(rows, "must_include_ok"),
+        "must_not_include_rate": _rate(rows, "must_not_include_ok"),
+        "canned_verbatim_rate": _rate(rows, "canned_verbatim_ok"),
+        "intent_accuracy": _rate(rows, "intent_ok"),
+        "chrf": group_metrics(rows)["chrf"],
+        "latency_ms": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)},
+        "routes": dict(Counter(r["route"] for r in rows)),
+        "errors": sum(1 for r in rows if r.get("error")),
+    }
+    generated = [r for r in rows if r["route"] == "llm"]
+    summary["generated"] = group_metrics(generated)
+    summary["per_route"] = {route: group_metrics([r for r in rows if r["route"] == route])
+                            for route in sorted({str(r["route"]) for r in rows})}
+    for name, key in (("per_lang", "lang"), ("per_domain", "domain"), ("per_context", "has_context")):
+        summary[name] = {str(v): group_metrics([r for r in generated if r[key] == v])
+                         for v in sorted({r[key] for r in generated}, key=str)}
+    per_meta: dict[str, Any] = {}
+    for field in sorted({k for r in rows for k in r.get("meta", {})}):
+        values = {str(r["meta"].get(field)) for r in rows}
+        if 1 < len(values) <= _MAX_GROUPS:
+            per_meta[field] = {v: group_metrics([r for r in generated if str(r["meta"].get(field)) == v])
+                               for v in sorted(values)}
+    summary["per_meta"] = per_meta
+    return summary
