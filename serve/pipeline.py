@@ -18,8 +18,7 @@ import secrets
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import replace
 
 from serve.admission import Admission
 from serve.config import Settings
@@ -27,65 +26,22 @@ from serve.errors import BackendUnavailable, InvalidRequest
 from serve.followup import is_followup, script_lang
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
-from serve.prompts import PromptLibrary, Route
+from serve.prompts import PromptLibrary
 from serve.response_cache import ResponseCache, cache_key, prompt_version, should_store, variant_of
+from serve.reply_events import (
+    DeltaEvent,
+    DoneEvent,
+    IntentEvent,
+    Lang,
+    ReplyEvent,
+    ReplyRequest,
+    RouteDecision,
+)
+from serve.response_cache import engine_fingerprint
 from serve.router.base import IntentClassifier, IntentResult
 from serve.sessions import Session, SessionStore, Turn
 
 logger = logging.getLogger(__name__)
-
-Lang = Literal["en", "zh"]
-
-
-@dataclass(frozen=True, slots=True)
-class ReplyRequest:
-    domain: Literal["telecom", "ecommerce"]
-    message: str
-    lang: Literal["auto", "en", "zh"] = "auto"
-    history: tuple[ChatMessage, ...] = ()
-    session_id: str | None = None
-    context: dict[str, Any] = field(default_factory=dict)
-    max_tokens: int | None = None
-    variant: str | None = None  # pin an engine-pool member (offline A/B scoring); None = sticky by session
-
-
-@dataclass(frozen=True, slots=True)
-class RouteDecision:
-    route: Route
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class IntentEvent:
-    intent: IntentResult
-    route: RouteDecision
-    lang: Lang
-    carried_over: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class DeltaEvent:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class DoneEvent:
-    finish_reason: str
-    handoff_needed: bool
-    handoff_reason: str | None
-    prompt_tokens: int
-    completion_tokens: int
-    router_ms: float
-    queue_ms: float
-    ttft_ms: float
-    total_ms: float
-    cached: bool = False
-    session_id: str | None = None
-    variant: str | None = None  # the engine-pool member that generated the reply
-    fallback: str | None = None  # why a generated reply was replaced (e.g. every generator down)
-
-
-ReplyEvent = IntentEvent | DeltaEvent | DoneEvent
 
 
 CARRY_OVER_TOP_K = 3
@@ -122,14 +78,6 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
     if lang not in generator_languages:
         return RouteDecision("template", f"language_not_supported_by_generator:{lang}")
     return RouteDecision("llm", "generated_reply")
-
-
-def engine_fingerprint(engine: Any) -> dict[str, Any]:
-    """What of one engine shapes its replies: backend, model (name and weights directory) and settings."""
-    dump = getattr(getattr(engine, "settings", None), "model_dump", None)
-    return {"backend": getattr(engine, "name", None), "model": getattr(engine, "model_name", None),
-            "model_dir": str(getattr(engine, "model_dir", "")),
-            "settings": dump(mode="json") if dump is not None else None}
 
 
 class ReplyPipeline:

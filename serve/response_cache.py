@@ -118,3 +118,11 @@ class RedisResponseCache:
 
     async def aclose(self) -> None:
         await self._redis.aclose()
+
+
+def engine_fingerprint(engine: Any) -> dict[str, Any]:
+    """What of one engine shapes its replies: backend, model (name and weights directory) and settings."""
+    dump = getattr(getattr(engine, "settings", None), "model_dump", None)
+    return {"backend": getattr(engine, "name", None), "model": getattr(engine, "model_name", None),
+            "model_dir": str(getattr(engine, "model_dir", "")),
+            "settings": dump(mode="json") if dump is not None else None}

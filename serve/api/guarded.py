@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from serve.completions import ChoiceEvent, ChoiceStream
 from serve.errors import BackendUnavailable, DeadlineExceeded, InvalidRequest, Overloaded
 from serve.metrics import RequestObserver
-from serve.pipeline import DeltaEvent, DoneEvent, IntentEvent, ReplyEvent
+from serve.reply_events import DeltaEvent, DoneEvent, IntentEvent, ReplyEvent
 from serve.streams import StreamGuard
 
 T = TypeVar("T")

@@ -22,7 +22,7 @@ from serve.api.reply_models import (
 from serve.api.sse import Frame, SSEResponse, dumps, first_event, json_data, sse_response
 from serve.errors import NotFound
 from serve.metrics import RequestObserver
-from serve.pipeline import DeltaEvent, IntentEvent, ReplyEvent
+from serve.reply_events import DeltaEvent, IntentEvent, ReplyEvent
 from serve.streams import TIMEOUT_HEADER
 
 router = APIRouter()

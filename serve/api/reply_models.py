@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from serve.config import ReplySettings
 from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage
-from serve.pipeline import DoneEvent, IntentEvent, ReplyRequest
+from serve.reply_events import DoneEvent, IntentEvent, ReplyRequest
 from serve.router.base import IntentResult
 
 # A hard ceiling for the wire models; the configured limit (reply.max_message_chars) is checked per request

@@ -73,7 +73,7 @@ def http_answer(client: Any) -> Answer:
 
 def pipeline_answer(pipeline: Any) -> Answer:
     from serve.api.reply_models import DoneOut, IntentOut, ReplyBody
-    from serve.pipeline import DeltaEvent, DoneEvent, IntentEvent
+    from serve.reply_events import DeltaEvent, DoneEvent, IntentEvent
 
     async def answer(case: ReplyCase) -> dict[str, Any]:
         result: dict[str, Any] = {"reply": ""}

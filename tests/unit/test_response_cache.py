@@ -54,7 +54,7 @@ def test_only_complete_replies_are_stored() -> None:
 def test_an_engine_fingerprint_sees_weights_and_guards() -> None:
     from types import SimpleNamespace
 
-    from serve.pipeline import engine_fingerprint
+    from serve.response_cache import engine_fingerprint
 
     base = SimpleNamespace(name="hf", model_name="m", model_dir="/c/models/base", settings=GeneratorSettings())
     tuned = SimpleNamespace(**{**vars(base), "model_dir": "/c/models/tuned"})
