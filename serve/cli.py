@@ -95,7 +95,7 @@ def _eval_replies(args: argparse.Namespace) -> int:
         print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
         return 2
     return run_eval(args.data, args.url, load_settings(args.config), args.json, args.concurrency, args.results,
-                    args.limit)
+                    args.limit, args.variant)
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -174,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replies", help="reply set: language, handoff, must_include, canned, repetition, unsupported facts, chrF")
     replies.add_argument("--data", type=Path, required=True, help="JSONL reply cases (one JSON object per line)")
     replies.add_argument("--url", help="a running server (default: run the pipeline in this process)")
+    replies.add_argument("--variant", help="with --url: pin this engine-pool member (score one build of an A/B pair)")
     replies.add_argument("--json", type=Path, help="write the metrics and per-case results here")
     replies.add_argument("--config", type=Path)
     replies.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (default 1)")

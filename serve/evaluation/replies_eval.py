@@ -90,11 +90,14 @@ def pipeline_answer(pipeline: Any) -> Answer:
 
 
 async def _run(cases: list[ReplyCase], url: str | None, settings: Settings, library: PromptLibrary,
-               concurrency: int, results: Path | None) -> tuple[list[dict[str, Any]], list[float]]:
+               concurrency: int, results: Path | None,
+               variant: str | None = None) -> tuple[list[dict[str, Any]], list[float]]:
     if url:
         import httpx
 
-        async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=600) as client:
+        # A pinned engine-pool variant scores one build of an A/B pair (header read by /v1/reply).
+        headers = {"x-csreply-variant": variant} if variant else {}
+        async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=600, headers=headers) as client:
             return await run_cases(cases, http_answer(client), library, concurrency, results)
     from serve.services import build_services
 
@@ -140,7 +143,7 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | None, concurrency: int = 1,
-             results: Path | None = None, limit: int | None = None) -> int:
+             results: Path | None = None, limit: int | None = None, variant: str | None = None) -> int:
     cases = load_cases(data)[:limit] if limit else load_cases(data)
     library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)
     if results is None and json_out is not None:
@@ -148,7 +151,11 @@ def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | N
     if results is not None:
         results.parent.mkdir(parents=True, exist_ok=True)
         results.write_text("")
-    rows, latencies = asyncio.run(_run(cases, url, settings, library, concurrency, results))
+    if variant and not url:
+        print("csreply eval replies: --variant needs --url (it pins an engine-pool member of a running server)",
+              file=sys.stderr)
+        return 2
+    rows, latencies = asyncio.run(_run(cases, url, settings, library, concurrency, results, variant))
     summary = summarize(rows, latencies)
     print_summary(summary)
     if json_out:
