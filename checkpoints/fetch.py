@@ -247,6 +247,7 @@ def prepare_encoder(cache_dir: Path) -> Path:
 # --- fine-tuned embedded generator (issue 9): the shipped LoRA adapter merged into SmolLM2, offline ---
 ADAPTER_DIR = Path(__file__).resolve().parent / "adapters" / "smollm2-cs"
 FINETUNED_DIRNAME = SMOLLM2_CS_DIRNAME
+MERGE_VERSION = 2  # 2: <|im_start|> also ends a reply (checkpoints/finetune.py _end_on_turn_start)
 
 
 def prepare_finetuned_generator(cache_dir: Path) -> Path | None:
@@ -258,7 +259,8 @@ def prepare_finetuned_generator(cache_dir: Path) -> Path | None:
     out_dir = cache_dir / "models" / FINETUNED_DIRNAME
     digest = sha256_file(adapter)
     manifest = read_manifest(out_dir)
-    if manifest and manifest.get("adapter_sha256") == digest and (out_dir / "model.safetensors").is_file():
+    if (manifest and manifest.get("adapter_sha256") == digest and manifest.get("merge") == MERGE_VERSION
+            and (out_dir / "model.safetensors").is_file()):
         print(f"fine-tuned generator ready: {out_dir}", file=sys.stderr)
         return out_dir
     from checkpoints.finetune import merge_adapter
@@ -266,7 +268,7 @@ def prepare_finetuned_generator(cache_dir: Path) -> Path | None:
     with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
         staged = merge_adapter(cache_dir / "models" / SMOLLM2_DIRNAME, ADAPTER_DIR, Path(tmp) / "merged")
         (staged / MANIFEST).write_text(json.dumps({"base": SMOLLM2.requirement, "adapter": str(ADAPTER_DIR.name),
-                                                   "adapter_sha256": digest}, indent=2) + "\n")
+                                                   "adapter_sha256": digest, "merge": MERGE_VERSION}, indent=2) + "\n")
         install_dir(staged, out_dir)
     print(f"fine-tuned generator ready: {out_dir} (adapter {ADAPTER_DIR.name} merged)", file=sys.stderr)
     return out_dir

@@ -298,7 +298,28 @@ def merge_and_save(peft_model: Any, chat: Any, base: Path, target: Path) -> Path
     for name in ("generation_config.json", "chat_template.jinja"):
         if (base / name).is_file():
             shutil.copy2(base / name, target / name)
+    _end_on_turn_start(chat.tokenizer, target / "generation_config.json")
     return target
+
+
+def _end_on_turn_start(tokenizer: Any, config_path: Path) -> None:
+    """Declare the chat template's turn-opening token (<|im_start|>) an end-of-sequence token too. A reply
+    never contains it, and the adapter trained on the H200 (transformers 5.17) ends its replies with it
+    instead of <|im_end|>: without this the reply ran on into a made-up next turn."""
+    if not config_path.is_file():
+        return
+    rendered = tokenizer.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False)
+    ids = tokenizer(rendered, add_special_tokens=False)["input_ids"]
+    special = set(tokenizer.all_special_ids) | {t for t, tok in tokenizer.added_tokens_decoder.items() if tok.special}
+    opener = next((t for t in ids if t in special), None)
+    if opener is None:
+        return
+    config = json.loads(config_path.read_text())
+    eos = config.get("eos_token_id")
+    eos = [eos] if isinstance(eos, int) else list(eos or [])
+    if opener not in eos:
+        config["eos_token_id"] = [*eos, opener]
+        config_path.write_text(json.dumps(config, indent=2) + "\n")
 
 
 def print_report(report: dict[str, Any]) -> None:

@@ -132,3 +132,5 @@ def test_prepare_merges_the_shipped_adapter_once(tmp_path: Path) -> None:
     merged, base = load_file(weights), load_file(base_model() / "model.safetensors")
     changed = [k for k in base if "q_proj" in k and not (merged[k] == base[k]).all()]
     assert changed  # the adapter's weights were folded into the attention projections
+    eos = json.loads((out / "generation_config.json").read_text())["eos_token_id"]
+    assert isinstance(eos, list) and len(eos) == 2  # <|im_end|> and the turn opener <|im_start|>
