@@ -45,6 +45,9 @@ logger = logging.getLogger(__name__)
 
 
 CARRY_OVER_TOP_K = 3
+# In the last this-many tokens of a reply's budget the loop guard holds each sentence back until it ends,
+# so a reply the budget cuts still ends at a full stop (a sentence is rarely longer than this).
+NEAR_LIMIT_TOKENS = 24
 # Labels a short follow-up often gets on its own ("I already restarted it" reads as chit-chat or out of
 # scope); for a follow-up they are re-decided with the conversation.
 FOLLOWUP_OVERRIDABLE = frozenset({"out_of_scope", "greeting_chitchat"})
@@ -297,7 +300,8 @@ class ReplyPipeline:
                 async with aclosing(self.generator.generate(generation)) as chunks:
                     async for chunk in chunks:
                         steps += 1
-                        released = guard.push(chunk.text) if chunk.text else ""
+                        near_limit = steps >= max_tokens - min(NEAR_LIMIT_TOKENS, max_tokens // 4)
+                        released = guard.push(chunk.text, near_limit) if chunk.text else ""
                         if released:
                             if not parts:
                                 ttft = elapsed()
@@ -388,7 +392,7 @@ class ReplyPipeline:
         final = None
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
-                parts.append(guard.push(chunk.text) if chunk.text else "")
+                parts.append(guard.push(chunk.text, near_limit=True) if chunk.text else "")  # not streamed
                 final = chunk.finish_reason or final
                 if guard.tripped:
                     break

@@ -1,12 +1,14 @@
-"""Server-side loop guard: a reply is released sentence by sentence, and it ends where it starts repeating
-itself, or where the token budget ran out, at a sentence boundary (EN . ! ? and ZH 。！？).
+"""Server-side loop guard: a reply streams word by word, and it ends where it starts repeating itself, or
+where the token budget ran out, at a sentence boundary where it can (EN . ! ? and ZH 。！？).
 
 Small models loop ("You can also check ... *100#." five times over) and run to `max_tokens`, stopping
 mid-word. Decoding penalties make that rarer; this guard makes the reply end cleanly when it happens anyway.
 It works on text, so it guards every backend the same way:
 
-* text is held until its sentence is complete, then checked and released (so a repeated sentence is never
-  sent: a stream cannot take text back);
+* words are released as they come, minus the last n-1 units (so no n-gram that could turn out to be a
+  repeat is ever half sent), and the rest of a sentence is held back from the first n-gram that already
+  occurred until the sentence is complete and checked (a stream cannot take text back, so a repeated
+  sentence is never sent);
 * a sentence that repeats an earlier one, or that makes any n-gram of the reply occur `max_repeats` times,
   ends the reply before that sentence (finish reason `loop`); the unfinished sentence is checked as it grows,
   so "Decentralized Decentralized Decentralized ..." without any full stop is caught too;
@@ -105,11 +107,14 @@ class LoopGuard:
         self._grams: Counter[tuple[str, ...]] = Counter()
         self._sentences: set[str] = set()
         self._count = 0
+        self._early = 0  # characters of the open sentence (`_pending`) already released
         self.released = ""
 
     # ------------------------------------------------------------------ streaming
-    def push(self, delta: str) -> str:
-        """Text that may be sent now (complete, checked sentences); "" while a sentence is still open."""
+    def push(self, delta: str, near_limit: bool = False) -> str:
+        """Text that may be sent now: checked sentences, and the safe part of the open one. `near_limit`
+        (the token budget is nearly spent) holds the open sentence back whole, so that a reply cut by
+        the budget can still end at its last complete sentence."""
         if not self.enabled:
             self.released += delta
             return delta
@@ -122,10 +127,13 @@ class LoopGuard:
             if match is None:
                 break
             sentence, self._pending = self._pending[:match], self._pending[match:]
+            early, self._early = self._early, 0
             if self._accept(sentence):
-                out.append(sentence)
+                out.append(sentence[early:])
         if not self.tripped and self._loops(units(self._pending)):
             self.tripped, self._pending = LOOP, ""
+        if not self.tripped and not near_limit:
+            out.append(self._release_early())
         text = "".join(out)
         self.released += text
         return text
@@ -137,11 +145,11 @@ class LoopGuard:
         reason = engine_reason or "stop"
         if not self.enabled:
             return "", reason
-        tail = self._pending
-        self._pending = ""
+        tail, early = self._pending[self._early:], self._early
+        self._pending, self._early = "", 0
         if not tail.strip():
             return "", reason
-        if reason == "length" and self.released.strip():
+        if reason == "length" and self.released.strip() and not early:
             return "", reason  # an unfinished last sentence is worse than a shorter reply
         if self._loops(units(tail)):
             return "", LOOP
@@ -154,6 +162,35 @@ class LoopGuard:
         return tail, reason
 
     # ----------------------------------------------------------------- helpers
+    def _release_early(self) -> str:
+        """The part of the open sentence that may go now: up to the last n-1 units, and only while none of
+        its n-grams has occurred before (from the first one that has, the sentence waits to be checked)."""
+        spans = [m.span() for m in _UNIT.finditer(self._pending)][:-1]  # the last word may be incomplete
+        if len(spans) < self.n:
+            return ""
+        tail = self._units[-(self.n - 1):] if self.n > 1 else []
+        words = [self._pending[a:b].lower() for a, b in spans]
+        items = tail + words
+        seen: Counter[tuple[str, ...]] = Counter()
+        safe_units = len(spans) - (self.n - 1)  # the last n-1 units could still start a repeat
+        for i in range(len(items) - self.n + 1):
+            gram = tuple(items[i : i + self.n])
+            if self._grams[gram] or seen[gram]:
+                safe_units = min(safe_units, i - len(tail))  # stop before this n-gram's first unit
+                break
+            seen[gram] += 1
+        if self.lang != "zh":  # "Decentralized Decentralized": a word said twice in a row waits to be checked
+            doubled = next((j for j in range(1, len(words)) if words[j] == words[j - 1]), None)
+            if doubled is not None:
+                safe_units = min(safe_units, doubled - 1)
+        if safe_units <= 0:
+            return ""
+        cut = spans[safe_units][0]
+        if cut <= self._early:
+            return ""
+        text, self._early = self._pending[self._early : cut], cut
+        return text
+
     def _first_boundary(self, text: str) -> int | None:
         for match in _BOUNDARY.finditer(text):
             if _LIST_MARKER.match(text[: match.end()].strip()):

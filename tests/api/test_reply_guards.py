@@ -62,8 +62,9 @@ async def test_a_looping_reply_ends_before_the_repeat_and_the_engine_is_stopped(
 
 async def test_a_reply_cut_by_length_ends_on_its_last_full_sentence(tmp_path: Path) -> None:
     engine = ScriptedFakeGenerator(script=truncated)
+    budget = len(truncated(engine.requests[0] if engine.requests else None))  # type: ignore[arg-type]
     async for client in client_for(tmp_path, engine):
-        text, done = await reply(client)
+        text, done = await reply(client, max_tokens=budget)  # the engine stops for length at the budget
         assert done["finish_reason"] == "length" and text == GOOD
 
 

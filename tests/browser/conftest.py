@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from serve.config import SMOLLM2_DIRNAME, default_cache_dir
 from tests.conftest import REPO, default_router_dir
 from tests.e2e.conftest import STARTUP_DEADLINE_S, LiveServer, free_port, start_server, stop_server
 
@@ -90,8 +91,11 @@ def harness_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness
     default_router_dir()
     port = free_port()
     log = tmp_path_factory.mktemp("harness-server") / "server.log"
+    # The base SmolLM2 without the loop guard: its replies run to max_tokens, so a request can hold the one
+    # generation slot (429) or stream long enough to lose its connection mid-way.
     env = {**os.environ, **SERVER_ENV, "CSREPLY_LOGGING__JSON_FORMAT": "false",
-           "CSREPLY_GENERATOR__MAX_CONCURRENT_REQUESTS": "1"}
+           "CSREPLY_GENERATOR__MAX_CONCURRENT_REQUESTS": "1", "CSREPLY_REPLY__LOOP_GUARD": "false",
+           "CSREPLY_GENERATOR__MODEL_DIR": str(default_cache_dir() / "models" / SMOLLM2_DIRNAME)}
     with open(log, "wb") as handle:
         process = subprocess.Popen([sys.executable, "-m", "tests.browser.harness", str(port)], cwd=REPO,
                                    env=env, stdout=handle, stderr=subprocess.STDOUT)
