@@ -94,7 +94,8 @@ def harness_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness
     # The base SmolLM2 without the loop guard: its replies run to max_tokens, so a request can hold the one
     # generation slot (429) or stream long enough to lose its connection mid-way.
     env = {**os.environ, **SERVER_ENV, "CSREPLY_LOGGING__JSON_FORMAT": "false",
-           "CSREPLY_GENERATOR__MAX_CONCURRENT_REQUESTS": "1", "CSREPLY_REPLY__LOOP_GUARD": "false",
+           "CSREPLY_GENERATOR__MAX_CONCURRENT_REQUESTS": "1", "CSREPLY_ADMISSION__MAX_QUEUE": "0",  # full: 429
+           "CSREPLY_REPLY__LOOP_GUARD": "false",
            "CSREPLY_GENERATOR__MODEL_DIR": str(default_cache_dir() / "models" / SMOLLM2_DIRNAME)}
     with open(log, "wb") as handle:
         process = subprocess.Popen([sys.executable, "-m", "tests.browser.harness", str(port)], cwd=REPO,
