@@ -46,8 +46,8 @@ class Metrics:
                                     ["endpoint"], buckets=QUEUE_BUCKETS, registry=r)
         self.router_latency = Histogram("csreply_router_latency_seconds", "Intent classification per request",
                                         buckets=ROUTER_BUCKETS, registry=r)
-        self.requests = Counter("csreply_requests", "Finished requests", ["endpoint", "intent", "route", "status"],
-                                registry=r)
+        self.requests = Counter("csreply_requests", "Finished requests",
+                                ["endpoint", "intent", "route", "status", "variant"], registry=r)
         self.prompt_tokens = Counter("csreply_prompt_tokens", "Prompt tokens of generated replies", ["endpoint"],
                                      registry=r)
         self.generation_tokens = Counter("csreply_generation_tokens", "Generated tokens", ["endpoint"], registry=r)
@@ -160,7 +160,7 @@ class RequestObserver:
 
     `finish` is idempotent, so the handler may call it from every exit path."""
 
-    __slots__ = ("metrics", "endpoint", "started", "last", "first", "intent", "route", "finished")
+    __slots__ = ("metrics", "endpoint", "started", "last", "first", "intent", "route", "variant", "finished")
 
     def __init__(self, metrics: Metrics, endpoint: str) -> None:
         self.metrics = metrics
@@ -169,6 +169,7 @@ class RequestObserver:
         self.first: float | None = None
         self.intent = "-"
         self.route = "-"
+        self.variant = "-"  # the engine-pool member that generated the reply (A/B), once known
         self.finished = False
 
     def routed(self, intent: str, route: str, router_s: float) -> None:
@@ -199,7 +200,7 @@ class RequestObserver:
             return
         self.finished = True
         m = self.metrics
-        m.requests.labels(self.endpoint, self.intent, self.route, status).inc()
+        m.requests.labels(self.endpoint, self.intent, self.route, status, self.variant).inc()
         if status in ("ok", "timeout", "error", "aborted", "shutdown"):
             m.e2e.labels(self.endpoint).observe(time.perf_counter() - self.started)
         if status == "timeout":

@@ -109,6 +109,7 @@ async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, No
 
 def observe_done(event: DoneEvent, observer: RequestObserver) -> None:
     metrics = observer.metrics
+    observer.variant = event.variant or "-"
     observer.tokens(event.prompt_tokens, event.completion_tokens)
     if event.queue_ms:
         observer.queued(event.queue_ms / 1000)

@@ -111,7 +111,7 @@ async def test_two_apps_in_one_process_keep_separate_registries(tmp_path) -> Non
         async for client_b, _ in open_client(make_settings(tmp_path)):
             await client_a.post(CHAT, json=chat())
             a, b = (await client_a.get("/metrics")).text, (await client_b.get("/metrics")).text
-    assert 'csreply_requests_total{endpoint="chat",intent="-",route="-",status="ok"} 1.0' in a
+    assert 'csreply_requests_total{endpoint="chat",intent="-",route="-",status="ok",variant="-"} 1.0' in a
     assert 'status="ok"' not in b
 
 
