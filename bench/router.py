@@ -142,7 +142,7 @@ def main() -> int:
     settings = Settings()
     routers = {name: make_backend(name, settings) for name in BACKENDS}
     tokens = {lang: routers["onnx-fp32"].encoder.encode([q]).lengths[0] for lang, q in QUERIES.items()}
-    print(f"queries: " + ", ".join(f"{lang} {n} tokens" for lang, n in tokens.items()), file=sys.stderr)
+    print("queries: " + ", ".join(f"{lang} {n} tokens" for lang, n in tokens.items()), file=sys.stderr)
     full = {(b, lang): [] for b in BACKENDS for lang in QUERIES}
     model_only = {(b, lang): [] for b in BACKENDS for lang in QUERIES}
     for r in range(args.rounds):

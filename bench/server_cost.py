@@ -31,16 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-QUESTIONS = [
-    "How can I check how much mobile data I have left?", "My parcel is late, where is it?",
-    "Can I switch to a plan with more minutes?", "How do I return shoes that do not fit?",
-    "Why is my bill higher than usual this month?", "My internet keeps dropping every evening.",
-    "How do I activate roaming before my trip to Spain?", "I lost my SIM card, what should I do?",
-    "Can I change the delivery address of my order?", "When will I get my refund?",
-    "My coupon code does not work at checkout.", "Is this laptop in stock in silver?",
-    "I want to cancel my order placed an hour ago.", "How do I top up my prepaid phone?",
-    "The app crashes when I open my account page.", "I was charged twice for the same order.",
-]
+from bench.questions import QUESTIONS  # noqa: E402
+
 ECOMMERCE = {1, 3, 8, 9, 10, 11, 12, 15}
 # /v1/reply streams only questions the router sends to the model (7, 9 and 15 get reviewed canned replies).
 LLM_ROUTED = [i for i in range(len(QUESTIONS)) if i not in {7, 9, 15}]
