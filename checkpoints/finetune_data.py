@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serve.evaluation.datasets import jsonl_rows
 from serve.generation.base import ChatMessage
 from serve.prompts import PromptLibrary
 from serve.taxonomy import DOMAINS, INTENTS
@@ -80,16 +81,7 @@ def parse_record(row: Any, origin: str) -> Conversation:
 
 
 def load_conversations(files: list[Path]) -> list[Conversation]:
-    out = []
-    for path in files:
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{n}: not JSON ({exc})") from exc
-                out.append(parse_record(row, f"{path.name}:{n}"))
-    return out
+    return [parse_record(row, f"{path.name}:{n}") for path in files for n, row in jsonl_rows(path)]
 
 
 def split_heldout(conversations: list[Conversation], fraction: float, seed: int) -> tuple[list[Conversation],

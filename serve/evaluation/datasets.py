@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from serve.router.encoding import detect_lang
 from serve.taxonomy import INTENT_INDEX
@@ -18,21 +20,31 @@ class Example:
     source: str = ""  # where the row came from (a file's `source` field); eval breaks metrics down by it
 
 
-def load_intent_jsonl(path: Path) -> list[Example]:
-    """Rows without a taxonomy intent (`null`) are skipped; malformed lines and unknown intents are errors."""
-    examples = []
+def jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) of each non-blank line of a JSONL file; a line that is not JSON is an
+    error naming the file and line."""
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-                text, intent = str(row["text"]), row.get("intent")
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{n}: not a {{text, intent, lang}} object ({exc})") from exc
-            if intent is None:
-                continue
-            if intent not in INTENT_INDEX:
-                raise ValueError(f"{path}:{n}: unknown intent {intent!r}")
-            examples.append(Example(text, intent, str(row.get("lang") or detect_lang(text)), str(row.get("source") or "")))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not JSON ({exc})") from exc
+            yield n, row
+
+
+def load_intent_jsonl(path: Path) -> list[Example]:
+    """Rows without a taxonomy intent (`null`) are skipped; malformed lines and unknown intents are errors."""
+    examples = []
+    for n, row in jsonl_rows(path):
+        try:
+            text, intent = str(row["text"]), row.get("intent")
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{path}:{n}: not a {{text, intent, lang}} object ({exc})") from exc
+        if intent is None:
+            continue
+        if intent not in INTENT_INDEX:
+            raise ValueError(f"{path}:{n}: unknown intent {intent!r}")
+        examples.append(Example(text, intent, str(row.get("lang") or detect_lang(text)), str(row.get("source") or "")))
     return examples

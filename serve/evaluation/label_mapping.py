@@ -10,11 +10,10 @@ that is empty, `null` or not an intent (e.g. "a or b") means: no place in the ta
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from serve.evaluation.datasets import Example
+from serve.evaluation.datasets import Example, jsonl_rows
 from serve.router.encoding import detect_lang
 from serve.taxonomy import INTENT_INDEX
 
@@ -75,23 +74,19 @@ def load_mapped_jsonl(path: Path, mapping: LabelMapping, label_field: str = "lab
     Labels the mapping does not cover are an error that lists them (a silent skip would hide a typo)."""
     examples: list[Example] = []
     unknown: dict[str, int] = {}
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                text, label = str(row["text"]), str(row[label_field])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{n}: not a {{text, {label_field}}} object ({exc})") from exc
-            try:
-                intent = mapping.intent_for(label)
-            except KeyError:
-                unknown[label] = unknown.get(label, 0) + 1
-                continue
-            if intent is not None:
-                row_lang = lang or str(row.get("lang") or detect_lang(text))
-                examples.append(Example(text, intent, row_lang, source or str(row.get("source") or "")))
+    for n, row in jsonl_rows(path):
+        try:
+            text, label = str(row["text"]), str(row[label_field])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{n}: not a {{text, {label_field}}} object ({exc})") from exc
+        try:
+            intent = mapping.intent_for(label)
+        except KeyError:
+            unknown[label] = unknown.get(label, 0) + 1
+            continue
+        if intent is not None:
+            row_lang = lang or str(row.get("lang") or detect_lang(text))
+            examples.append(Example(text, intent, row_lang, source or str(row.get("source") or "")))
     if unknown:
         listed = ", ".join(f"{k} ({v})" for k, v in sorted(unknown.items())[:10])
         raise ValueError(f"{path}: {len(unknown)} labels are not in the label mapping: {listed}")

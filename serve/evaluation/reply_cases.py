@@ -6,10 +6,11 @@ The last message is the customer's; earlier ones are the history. Any other fiel
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from serve.evaluation.datasets import jsonl_rows
 
 KNOWN = ("messages", "domain", "lang", "context", "reference", "intent", "must_include", "must_not_include",
          "expect_handoff")
@@ -77,13 +78,4 @@ def parse_case(row: dict[str, Any], where: str) -> ReplyCase:
 
 
 def load_cases(path: Path) -> list[ReplyCase]:
-    cases = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not JSON ({exc})") from exc
-        cases.append(parse_case(row, f"{path}:{n}"))
-    return cases
+    return [parse_case(row, f"{path}:{n}") for n, row in jsonl_rows(path)]
