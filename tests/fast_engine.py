@@ -7,6 +7,9 @@ in the last user message inject faults:
 * `[[raise]]`  raises after two chunks (an engine crashing mid-stream);
 * `[[hang]]`   sends one chunk, then never another (an engine that hangs);
 * `[[slow]]`   sleeps `slow_s` between chunks (a long generation, for deadlines and the drain).
+
+`pace_s` paces every chunk and `label` names the tokens ("a0 a1 ..."): the engine-pool tests run two of
+these as remote engines and tell from a reply's text which one wrote it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ BLOCK_TOKENS = 16
 class FastTestEngine:
     tokens: int = 12
     slow_s: float = 0.05
+    pace_s: float = 0.0
+    label: str = "t"
     name: str = "fast-test"
     model_name: str = "fast-test-model"
     languages: tuple[str, ...] = ("en", "zh")
@@ -44,14 +49,14 @@ class FastTestEngine:
         finished = False
         try:
             for i in range(count - 1):
-                yield GenerationChunk(f"t{i} ")
+                yield GenerationChunk(f"{self.label}{i} ")
                 if "[[raise]]" in text and i == 1:
                     raise RuntimeError("injected engine crash")
                 if "[[hang]]" in text:
                     await asyncio.Event().wait()
-                await asyncio.sleep(self.slow_s if "[[slow]]" in text else 0)
+                await asyncio.sleep(self.slow_s if "[[slow]]" in text else self.pace_s)
             finished = True
-            yield GenerationChunk(f"t{count - 1}", "stop" if count == self.tokens else "length",
+            yield GenerationChunk(f"{self.label}{count - 1}", "stop" if count == self.tokens else "length",
                                   prompt_tokens=self.count_prompt_tokens(request.messages), completion_tokens=count)
         finally:
             self.running.discard(request.request_id)
@@ -90,11 +95,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--tokens", type=int, default=12)
+    parser.add_argument("--delay-ms", type=float, default=0.0, help="pause before every chunk")
+    parser.add_argument("--label", default="t", help="token text prefix")
     args = parser.parse_args()
     settings = load_settings()
     settings = settings.model_copy(update={"server": settings.server.model_copy(update={"port": args.port})})
     configure_logging(settings.logging.level, settings.logging.json_format)
-    engine = FastTestEngine(tokens=args.tokens, slow_s=float(os.environ.get("FAST_ENGINE_SLOW_S", "0.05")))
+    engine = FastTestEngine(tokens=args.tokens, slow_s=float(os.environ.get("FAST_ENGINE_SLOW_S", "0.05")),
+                            pace_s=args.delay_ms / 1000, label=args.label)
     raise SystemExit(serve_app(create_app(settings, generator=engine), settings))
 
 

@@ -1,5 +1,5 @@
 """The engine pool with real processes: two csreply servers act as remote engines (their own
-/v1/chat/completions, streaming a paced test engine), a third serves /v1/reply through the `openai`
+/v1/chat/completions, streaming the paced FastTestEngine), a third serves /v1/reply through the `openai`
 backend. One engine is killed under load: no request that had not started fails, streams in flight on it
 end with an `error` event, its breaker opens, and closes again once it is back. Two frontends sharing one
 Redis carry a conversation between them."""
@@ -35,15 +35,15 @@ class StreamRecord:
 
 
 def start_engine(tmp_path: Path, label: str, port: int | None = None) -> LiveServer:
-    return start_server(tmp_path / f"engine-{label}.log", port=port, module="tests.e2e.paced_engine",
-                        args=["--tokens", str(TOKENS), "--delay-ms", str(DELAY_MS), "--label", label,
-                              "--cache-dir", str(tmp_path / "engine-cache")])
+    return start_server(tmp_path / f"engine-{label}.log", {"CSREPLY_GENERATOR__WARMUP": "false"}, port=port,
+                        module="tests.fast_engine",
+                        args=["--tokens", str(TOKENS), "--delay-ms", str(DELAY_MS), "--label", label])
 
 
 def frontend_config(tmp_path: Path, name: str, engines: list[LiveServer], extra: dict | None = None) -> Path:
     config = {
         "generators": [{
-            "name": "remote", "backend": "openai", "model": "paced-test-engine", "languages": ["en"],
+            "name": "remote", "backend": "openai", "model": "fast-test-model", "languages": ["en"],
             "base_urls": [f"{e.url}/v1" for e in engines],
             "health_interval_s": 0.3, "failures_to_open": 1, "cooldown_s": 1.0, "read_timeout_s": 10,
         }],
