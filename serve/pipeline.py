@@ -96,6 +96,7 @@ class ReplyPipeline:
         self.max_model_len = settings.generator.max_model_len
         self.max_tokens_limit = settings.generator.max_tokens_limit
         self.max_turns = settings.sessions.max_turns
+        self._cache_variants: dict[int, str] = {}  # per max_tokens; the rest is fixed while the server runs
 
     # ------------------------------------------------------------------ shared steps
     async def _load_session(self, request: ReplyRequest) -> Session | None:
@@ -212,7 +213,6 @@ class ReplyPipeline:
         return variant_for(affinity) if variant_for is not None else None
 
     def _max_tokens(self, request: ReplyRequest) -> int:
-        self._check_variant(request)
         max_tokens = request.max_tokens or self.settings.max_tokens
         if max_tokens > self.max_tokens_limit:
             raise InvalidRequest(f"max_tokens is {max_tokens}; at most {self.max_tokens_limit}", param="max_tokens")
@@ -242,6 +242,7 @@ class ReplyPipeline:
         """Events: IntentEvent, DeltaEvent..., DoneEvent. Errors before the first event propagate (HTTP
         errors); later ones are raised from the iterator (the API turns them into an `error` event)."""
         started = time.perf_counter()
+        self._check_variant(request)
         max_tokens = self._max_tokens(request)
         session = await self._load_session(request)
         history = self._history(request, session)
@@ -347,17 +348,23 @@ class ReplyPipeline:
 
     def _cache_variant(self, max_tokens: int) -> str:
         """Everything besides the question that shapes a cached reply: the engine and its decoding defaults
-        (penalties, guards), the reply settings, max_tokens and the prompt library's version."""
-        engines = [m.generator for m in getattr(self.generator, "members", ())] or [self.generator]
-        decoding = [engine_fingerprint(engine) for engine in engines]
-        return variant_of(backend=self.generator.name, model=self.generator.model_name, decoding=decoding,
-                          reply=self.settings.model_dump(mode="json"), max_tokens=max_tokens,
-                          prompts=prompt_version(self.library))
+        (penalties, guards), the reply settings, max_tokens and the prompt library's version. All of it but
+        max_tokens is fixed once the services are built, so each digest is computed once."""
+        known = self._cache_variants.get(max_tokens)
+        if known is None:
+            engines = [m.generator for m in getattr(self.generator, "members", ())] or [self.generator]
+            decoding = [engine_fingerprint(engine) for engine in engines]
+            known = self._cache_variants[max_tokens] = variant_of(
+                backend=self.generator.name, model=self.generator.model_name, decoding=decoding,
+                reply=self.settings.model_dump(mode="json"), max_tokens=max_tokens,
+                prompts=prompt_version(self.library))
+        return known
 
     # ------------------------------------------------------------------- /v1/suggest
     async def suggest(self, request: ReplyRequest, n: int) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
         """Up to `n` suggested replies for a human agent, generated concurrently through the same engine."""
         started = time.perf_counter()
+        self._check_variant(request)
         max_tokens = self._max_tokens(request)
         session = await self._load_session(request)
         history = self._history(request, session)
