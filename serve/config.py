@@ -126,6 +126,9 @@ class MemberSettings(_Section):
     health_interval_s: float = Field(5.0, gt=0)
     max_model_len: int = Field(8192, ge=128, description="backend openai: the remote context length")
     tokenizer_dir: Path | None = Field(None, description="backend openai: HF tokenizer for exact token counts")
+    prefill: bool = Field(False, description="backend openai: the servers continue a final assistant message "
+                          "(continue_final_message, as vLLM and TGI accept); off: the reply's opening is given "
+                          "to the model as an instruction instead")
     failures_to_open: int = Field(3, ge=1, description="failures before the first token that open the breaker")
     cooldown_s: float = Field(10.0, gt=0, description="open breaker: wait this long before a probe")
 
@@ -184,6 +187,8 @@ class ReplySettings(_Section):
     suggest_max_tokens: int = Field(80, ge=1, description="length of each /v1/suggest suggestion")
     max_sentences: int = Field(5, ge=1, description="a generated reply ends after this many sentences")
     loop_guard: bool = Field(True, description="off: stream the engine's text as is (no repeat/sentence checks)")
+    fact_lead: bool = Field(True, description="a generated reply opens with the intent's `lead` sentence (the customer "
+                            "facts that answer it, from the prompt library) and the model continues after it")
 
 
 class LoggingSettings(_Section):

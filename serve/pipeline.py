@@ -284,17 +284,23 @@ class ReplyPipeline:
                 return
 
         messages = self.build_messages(request, intent.label, lang, history, max_tokens)
+        lead = self._lead(request, intent.label, lang)
         slot = await self.admission.acquire(1, "reply")
         try:
             yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
             generation = GenerationRequest(
                 request_id=request_id, messages=messages, max_new_tokens=max_tokens,
                 temperature=self.settings.temperature, seed=0 if self.settings.temperature > 0 else None,
-                affinity=request.session_id or request_id, variant=variant,
+                affinity=request.session_id or request_id, variant=variant, prefix=lead,
             )
             parts: list[str] = []
             ttft = 0.0
             guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
+            if lead:  # the facts go first, before the engine has even started
+                guard.seed(lead)
+                ttft = elapsed()
+                parts.append(lead)
+                yield DeltaEvent(lead)
             final = None
             steps = 0
             try:
@@ -306,6 +312,7 @@ class ReplyPipeline:
                         if released:
                             if not parts:
                                 ttft = elapsed()
+                            released = self._after_lead(lead, parts, released, lang)
                             parts.append(released)
                             yield DeltaEvent(released)
                         if chunk.finish_reason:
@@ -313,19 +320,22 @@ class ReplyPipeline:
                         if guard.tripped:
                             break  # leaving the block closes the stream, which aborts the request in the engine
             except BackendUnavailable as exc:
-                if parts:
+                if len(parts) > bool(lead):
                     raise
                 # Last resort: no generator could start the reply, so the intent's reviewed template answers.
                 logger.error("reply.generator_unavailable fallback=template error=%s", exc.message)
-                text = self.library.template_reply(request.domain, lang, intent.label, request.context)
+                template = self.library.template_reply(request.domain, lang, intent.label, request.context)
+                text = self._after_lead(lead, parts, template, lang)
                 yield DeltaEvent(text)
+                text = "".join(parts) + text
                 await self._remember(session, request, intent, decision, text)
-                yield done("stop", ttft=elapsed(), fallback="template:generator_unavailable")
+                yield done("stop", ttft=ttft or elapsed(), fallback="template:generator_unavailable")
                 return
             tail, finish = guard.finish(final.finish_reason if final else None)
             if tail:
                 if not parts:
                     ttft = elapsed()
+                tail = self._after_lead(lead, parts, tail, lang)
                 parts.append(tail)
                 yield DeltaEvent(tail)
         finally:
@@ -345,6 +355,19 @@ class ReplyPipeline:
         queue_ms = admission_ms + (final.queue_ms or 0.0)  # admission queue + the engine's own
         yield done(finish, final.prompt_tokens or 0, final.completion_tokens or 0, queue_ms, ttft or elapsed(),
                    variant=served_by)
+
+    def _lead(self, request: ReplyRequest, intent: str, lang: Lang) -> str:
+        if not self.settings.fact_lead:
+            return ""
+        return self.library.lead(request.domain, lang, intent, request.context)
+
+    @staticmethod
+    def _after_lead(lead: str, parts: list[str], text: str, lang: str) -> str:
+        """The model's first words after an English lead start a new sentence: they need a space (an engine
+        continuing the prefix writes one itself; a server told about the lead in words does not)."""
+        if lead and len(parts) == 1 and lang != "zh" and text and not text[0].isspace():
+            return " " + text
+        return text
 
     def _cache_variant(self, max_tokens: int) -> str:
         """Everything besides the question that shapes a cached reply: the engine and its decoding defaults
@@ -379,8 +402,9 @@ class ReplyPipeline:
         try:
             base = secrets.randbits(30)
             affinity = request.session_id or f"suggest-{base}"
+            lead = self._lead(request, intent.label, lang)
             texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, affinity, request.variant,
-                                                               lang)
+                                                               lang, lead)
                                            for i in range(n)))
         finally:
             slot.release()
@@ -389,13 +413,15 @@ class ReplyPipeline:
         return intent, decision, lang, [{"text": t, "source": "llm"} for t in unique], timings
 
     async def _generate_text(self, messages: tuple[ChatMessage, ...], max_tokens: int, seed: int,
-                             affinity: str | None = None, variant: str | None = None, lang: str = "en") -> str:
+                             affinity: str | None = None, variant: str | None = None, lang: str = "en",
+                             lead: str = "") -> str:
         """One suggestion, through the same loop guard as a reply: whole sentences, no repeats."""
         request = GenerationRequest(f"suggest-{secrets.token_hex(8)}", messages, max_tokens,
                                     temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed,
-                                    affinity=affinity, variant=variant)
+                                    affinity=affinity, variant=variant, prefix=lead)
         guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
-        parts = []
+        guard.seed(lead)
+        parts = [lead]
         final = None
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
@@ -404,4 +430,4 @@ class ReplyPipeline:
                 if guard.tripped:
                     break
         tail, _ = guard.finish(final)
-        return "".join(parts) + tail
+        return lead + self._after_lead(lead, [lead], "".join(parts[1:]) + tail, lang)

@@ -43,6 +43,9 @@ class IntentPrompts(_Strict):
     reply: str = Field(min_length=1)  # template reply (Jinja): languages the generator does not write
     canned: str | None = None  # sent verbatim for canned routes
     clarify: str | None = None
+    # Generated replies open with this (Jinja; empty when the context lacks the facts): the customer facts
+    # that answer the intent, stated by the template, so a small model cannot leave them out or alter them.
+    lead: str | None = None
 
 
 class PromptFile(_Strict):
@@ -198,6 +201,8 @@ class PromptLibrary:
             out.append((f"intents.{intent}.guidance", entry.guidance))
             if entry.clarify:
                 out.append((f"intents.{intent}.clarify", entry.clarify))
+            if entry.lead:
+                out.append((f"intents.{intent}.lead", entry.lead))
         return out
 
     # --------------------------------------------------------------- rendering
@@ -215,6 +220,13 @@ class PromptLibrary:
     def template_reply(self, domain: str, lang: str, intent: str, context: dict[str, Any] | None) -> str:
         pf = self.file(domain, lang)
         return self._render(pf.intents[intent].reply, pf, sanitize_context(context), intent=intent)
+
+    def lead(self, domain: str, lang: str, intent: str, context: dict[str, Any] | None) -> str:
+        """The opening of a generated reply: the facts from `context` that answer `intent`, or ""."""
+        source = self.file(domain, lang).intents[intent].lead
+        if not source or not context:
+            return ""
+        return self._render(source, self.file(domain, lang), sanitize_context(context), intent=intent)
 
     def canned_reply(self, domain: str, lang: str, intent: str) -> str:
         text = self.file(domain, lang).intents[intent].canned

@@ -42,6 +42,9 @@ class GenerationRequest:
     # one by weight, the same one every time for the same key.
     affinity: str | None = None
     variant: str | None = None
+    # The reply's opening, already sent to the customer (the pipeline's fact lead): the engine continues
+    # after it, so the model's text reads on from it, and does not stream it again.
+    prefix: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,10 +37,11 @@ class ChatTokenizer:
         eos = self.tokenizer.eos_token_id
         return int(eos) if eos is not None else min(self.stop_ids)
 
-    def encode(self, messages: Sequence[ChatMessage]) -> list[int]:
+    def encode(self, messages: Sequence[ChatMessage], prefix: str = "") -> list[int]:
+        """Prompt ids; `prefix` opens the assistant turn, so generation continues the reply after it."""
         text = self.tokenizer.apply_chat_template(
             [{"role": m.role, "content": m.content} for m in messages], tokenize=False, add_generation_prompt=True
-        )
+        ) + prefix
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def decode(self, ids: Sequence[int]) -> str:

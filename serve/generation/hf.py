@@ -93,7 +93,7 @@ class HfGenerator:
     async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         manager = self._require_manager()
         chat = self._require_chat()
-        prompt_ids = chat.encode(request.messages)
+        prompt_ids = chat.encode(request.messages, request.prefix)
         budget = self.settings.max_model_len - len(prompt_ids)
         if request.max_new_tokens > budget:
             raise ContextLengthExceeded(

@@ -111,6 +111,19 @@ class LoopGuard:
         self.released = ""
 
     # ------------------------------------------------------------------ streaming
+    def seed(self, text: str) -> None:
+        """Count `text` as already sent (the reply's fact lead): its sentences and n-grams are known, so the
+        model repeating it reads as a loop, and it counts towards `max_sentences` without ending the reply."""
+        for sentence in split_sentences(text):
+            new_units = units(sentence)
+            tail = self._units[-(self.n - 1):] if self.n > 1 else []
+            self._grams.update(ngram_counts(tail + new_units, self.n))
+            self._units.extend(new_units)
+            if new_units:
+                self._sentences.add(" ".join(new_units))
+                self._count += 1
+        self.released += text
+
     def push(self, delta: str, near_limit: bool = False) -> str:
         """Text that may be sent now: checked sentences, and the safe part of the open one. `near_limit`
         (the token budget is nearly spent) holds the open sentence back whole, so that a reply cut by

@@ -91,13 +91,16 @@ class RemoteOpenAIGenerator:
     def payload(self, request: GenerationRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model_name,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": self._messages(request),
             "max_tokens": request.max_new_tokens,
             "temperature": request.temperature,
             "top_p": request.top_p,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if request.prefix and self.settings.prefill:
+            body["continue_final_message"] = True
+            body["add_generation_prompt"] = False
         if request.stop:
             body["stop"] = list(request.stop)
         if request.seed is not None:
@@ -112,6 +115,19 @@ class RemoteOpenAIGenerator:
         if request.no_repeat_ngram_size:
             body["no_repeat_ngram_size"] = request.no_repeat_ngram_size
         return body
+
+    def _messages(self, request: GenerationRequest) -> list[dict[str, str]]:
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        if not request.prefix:
+            return messages
+        if self.settings.prefill:
+            return [*messages, {"role": "assistant", "content": request.prefix}]
+        # A server that cannot continue an assistant message is told where the reply stands instead.
+        note = (f'\nThe reply has already begun with: "{request.prefix}" Write only what comes after it, '
+                "without repeating it.")
+        if messages and messages[0]["role"] == "system":
+            return [{"role": "system", "content": messages[0]["content"] + note}, *messages[1:]]
+        return [{"role": "system", "content": note.strip()}, *messages]
 
     def _ordered(self) -> list[Upstream]:
         now = time.monotonic()

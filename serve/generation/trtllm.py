@@ -215,7 +215,7 @@ class TrtllmGenerator:
 
     async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         llm, chat = self._require_llm(), self._require_chat()
-        prompt_ids = chat.encode(request.messages)
+        prompt_ids = chat.encode(request.messages, request.prefix)
         limit = self.preset.build.max_seq_len
         if len(prompt_ids) + request.max_new_tokens > limit or len(prompt_ids) > self.preset.build.max_input_len:
             raise ContextLengthExceeded(
