@@ -95,7 +95,7 @@ def _eval_replies(args: argparse.Namespace) -> int:
         print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
         return 2
     return run_eval(args.data, args.url, load_settings(args.config), args.json, args.concurrency, args.results,
-                    args.limit, args.variant)
+                    args.limit, args.variant, args.report, args.worst)
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -181,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     replies.add_argument("--results", type=Path,
                          help="append each scored case here as it finishes (JSONL; default: next to --json)")
     replies.add_argument("--limit", type=int, help="only the first N cases")
+    replies.add_argument("--report", type=Path,
+                         help="Markdown report with PNG plots beside it (default: next to --json, .md)")
+    replies.add_argument("--worst", type=int, default=3, metavar="N",
+                         help="the report lists up to N failed cases per check (default 3)")
     replies.set_defaults(func=_eval_replies)
     add_compare_parser(eval_sub)
 
