@@ -101,11 +101,13 @@ def _eval_replies(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from serve.evaluation.compare import REPLY_METRICS, ROUTER_METRICS, compare, finish, load_result
 
+    reports: tuple[str | None, str | None] = (None, None)
     try:
         if args.what == "files":
             metrics = ROUTER_METRICS if args.kind == "router" else REPLY_METRICS
             a, b = load_result(args.a), load_result(args.b)
             names = (args.a.stem, args.b.stem)
+            reports = (a.get("report"), b.get("report"))
         else:
             a, b, names = _compare_router(args)
             metrics = ROUTER_METRICS
@@ -113,7 +115,7 @@ def _compare(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"csreply eval compare: {exc}", file=sys.stderr)
         return 2
-    return finish(result, args.json, args.report)
+    return finish(result, args.json, args.report, reports)
 
 
 def _compare_router(args: argparse.Namespace) -> tuple[dict, dict, tuple[str, str]]:

@@ -208,6 +208,7 @@ def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None
                              "p50_speedup": speed}
     if md:
         output.update({f"{name}_png": str(path) for name, path in save_report_plots(first, md).items()})
+        output["report"] = str(md)
     if json_out:
         json_out.write_text(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
     if md:
