@@ -51,13 +51,14 @@ def grouped_bars_png(path: Path, groups: dict[str, dict[str, float]], title: str
     for j, measure in enumerate(measures):
         xs = [i + j * width for i, values in enumerate(groups.values()) if measure in values]
         ys = [values[measure] for values in groups.values() if measure in values]
-        ax.bar(xs, ys, width, label=measure)
+        bars = ax.bar(xs, ys, width, label=measure)
+        ax.bar_label(bars, fmt="%.0f", fontsize=7)  # a 0 is a result too, and an empty bar hides it
     ax.set_xticks([i + width * (len(measures) - 1) / 2 for i in range(len(groups))], list(groups))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=8, ncol=min(len(measures), 3))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
 
 

@@ -115,11 +115,17 @@ def _headline(summary: dict[str, Any], rows: list[Row]) -> list[list[str]]:
         ["median sentences (generated)", _num(generated["median_sentences"], ".1f"), over("sentences", llm, "llm replies")],
         ["reply time p50 / p90", f"{_num(summary['latency_ms']['p50'])} / {_num(summary['latency_ms']['p90'])} ms",
          over("latency_ms", rows, "cases")],
+        ["reply time p50 / p90 (generated)",
+         f"{_num(generated['median_latency_ms'])} / {_num(generated['p90_latency_ms'])} ms",
+         over("latency_ms", llm, "llm replies")],
     ]
     if summary.get("ttft_ms"):
         ttft = summary["ttft_ms"]
         lines.append(["first words (TTFT) p50 / p90", f"{_num(ttft['p50'])} / {_num(ttft['p90'])} ms",
                       over("ttft_ms", rows, "cases")])
+        lines.append(["first words (TTFT) p50 / p90 (generated)",
+                      f"{_num(generated['median_ttft_ms'])} / {_num(generated['p90_ttft_ms'])} ms",
+                      over("ttft_ms", llm, "llm replies")])
     return lines
 
 

@@ -111,6 +111,7 @@ def group_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "median_latency_ms": _median(latencies),
         "p90_latency_ms": percentile(latencies, 0.9) if latencies else None,
         "median_ttft_ms": _median(ttfts),
+        "p90_ttft_ms": percentile(ttfts, 0.9) if ttfts else None,
         "finish_reasons": dict(Counter(r.get("finish_reason") for r in rows)),
     }
 

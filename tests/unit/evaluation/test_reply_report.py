@@ -88,6 +88,9 @@ def test_headline_and_tables_carry_the_summary_figures(output: dict[str, Any]) -
     p50, p90 = output["latency_ms"]["p50"], output["latency_ms"]["p90"]
     assert _row(md, "reply time p50 / p90")[1] == f"{p50:,.0f} / {p90:,.0f} ms"
     assert _row(md, "first words (TTFT) p50 / p90")[2] == "3 cases"
+    ttft = [310.0, 290.0, 450.0]  # what the llm answers reported
+    assert _row(md, "first words (TTFT) p50 / p90 (generated)")[1:] == [
+        f"{sorted(ttft)[1]:,.0f} / {max(ttft):,.0f} ms", "3 llm replies"]
     for heading in ("## By route", "## By domain and language", "## By source", "## By brand"):
         assert heading in md
     llm = _row(md, "llm")
