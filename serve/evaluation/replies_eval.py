@@ -78,14 +78,10 @@ def pipeline_answer(pipeline: Any) -> Answer:
 
     async def answer(case: ReplyCase) -> dict[str, Any]:
         result: dict[str, Any] = {"reply": ""}
-        started = time.perf_counter()
         async for event in pipeline.reply(ReplyBody.model_validate(case.payload).to_request()):
             if isinstance(event, IntentEvent):
                 result["intent"] = IntentOut.of_event(event).model_dump()
             elif isinstance(event, DeltaEvent):
-                if event.text and "ttft_ms" not in result:
-                    # the pipeline streams: this is when a streaming client would see the first words
-                    result["ttft_ms"] = (time.perf_counter() - started) * 1000
                 result["reply"] += event.text
             elif isinstance(event, DoneEvent):
                 result.update(DoneOut.of(event).model_dump())

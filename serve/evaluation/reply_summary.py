@@ -47,8 +47,11 @@ def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary
     }
     if latency_ms is not None:
         out["latency_ms"] = round(latency_ms, 1)
-    if response.get("ttft_ms") is not None:
-        out["ttft_ms"] = round(float(response["ttft_ms"]), 1)
+    ttft = (response.get("timings") or {}).get("ttft_ms")
+    if ttft is not None and "error" not in response:
+        # the server's own figure (in process and over HTTP alike): when the first words of the reply were
+        # released to the stream, counted from the request's start
+        out["ttft_ms"] = round(float(ttft), 1)
     out.update(check_reply(reply, sources=sources_of(case, out["intent"], library),
                            must_include=case.must_include, reference=case.reference))
     if not out.get("must_include_ok", True):

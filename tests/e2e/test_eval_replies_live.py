@@ -33,7 +33,8 @@ def test_eval_replies_writes_json_results_report_and_plots(tmp_path: Path) -> No
         stop_server(server)
     result = json.loads(out.read_text())
     assert result["n"] == 3 and result["errors"] == 0 and result["report"] == str(out.with_suffix(".md"))
-    assert len(out.with_suffix(".cases.jsonl").read_text().splitlines()) == 3
+    rows = [json.loads(line) for line in out.with_suffix(".cases.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and all(0 < r["ttft_ms"] <= r["latency_ms"] for r in rows)
     report = out.with_suffix(".md").read_text()
     assert f"| must_include met | {100 * result['must_include_rate']:.1f} % | 1 case |" in report
     assert "## By source" in report and "| real | 1 |" in report
