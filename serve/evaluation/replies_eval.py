@@ -1,6 +1,6 @@
 """`csreply eval replies`: run a reply set through /v1/reply (a running server with --url, or in process),
 score every reply (serve/evaluation/reply_checks.py) and report overall, per route, language, domain and
-metadata field. Cases run `--concurrency` at a time; each scored case is appended to `--results` (JSONL)
+metadata field, on the console and as a Markdown report with plots (reply_report.py). Cases run `--concurrency` at a time; each scored case is appended to `--results` (JSONL)
 as soon as it is done, so an interrupted run keeps what it measured. Case format: reply_cases.py.
 """
 
