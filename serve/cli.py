@@ -95,17 +95,19 @@ def _eval_replies(args: argparse.Namespace) -> int:
         print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
         return 2
     return run_eval(args.data, args.url, load_settings(args.config), args.json, args.concurrency, args.results,
-                    args.limit, args.variant)
+                    args.limit, args.variant, args.report, args.worst)
 
 
 def _compare(args: argparse.Namespace) -> int:
     from serve.evaluation.compare import REPLY_METRICS, ROUTER_METRICS, compare, finish, load_result
 
+    reports: tuple[str | None, str | None] = (None, None)
     try:
         if args.what == "files":
             metrics = ROUTER_METRICS if args.kind == "router" else REPLY_METRICS
             a, b = load_result(args.a), load_result(args.b)
             names = (args.a.stem, args.b.stem)
+            reports = (a.get("report"), b.get("report"))
         else:
             a, b, names = _compare_router(args)
             metrics = ROUTER_METRICS
@@ -113,7 +115,7 @@ def _compare(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"csreply eval compare: {exc}", file=sys.stderr)
         return 2
-    return finish(result, args.json, args.report)
+    return finish(result, args.json, args.report, reports)
 
 
 def _compare_router(args: argparse.Namespace) -> tuple[dict, dict, tuple[str, str]]:
@@ -181,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     replies.add_argument("--results", type=Path,
                          help="append each scored case here as it finishes (JSONL; default: next to --json)")
     replies.add_argument("--limit", type=int, help="only the first N cases")
+    replies.add_argument("--report", type=Path,
+                         help="Markdown report with PNG plots beside it (default: next to --json, .md)")
+    replies.add_argument("--worst", type=int, default=3, metavar="N",
+                         help="the report lists up to N failed cases per check (default 3)")
     replies.set_defaults(func=_eval_replies)
     add_compare_parser(eval_sub)
 

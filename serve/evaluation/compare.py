@@ -25,15 +25,17 @@ class Metric:
 ROUTER_METRICS = (
     Metric("accuracy"), Metric("macro_f1"),
     Metric("per_lang.en.macro_f1"), Metric("per_lang.zh.macro_f1"),
-    Metric("oos.recall"), Metric("oos.precision"),
+    Metric("out_of_scope_recall"), Metric("out_of_scope_precision"),
     Metric("uncertain_rate", higher_is_better=False),
 )
 REPLY_METRICS = (
     Metric("language_match"), Metric("handoff_accuracy"), Metric("must_include_rate"),
     Metric("must_not_include_rate"), Metric("canned_verbatim_rate"), Metric("intent_accuracy"),
     Metric("chrf", points=1.0),
-    Metric("repetition_rate", higher_is_better=False), Metric("unsupported_fact_rate", higher_is_better=False),
-    Metric("incomplete_rate", higher_is_better=False),
+    # text quality is measured on generated (`llm` route) replies; canned and template text is fixed
+    Metric("generated.repetition_rate", higher_is_better=False),
+    Metric("generated.unsupported_fact_rate", higher_is_better=False),
+    Metric("generated.cut_mid_sentence_rate", higher_is_better=False),
 )
 
 
@@ -91,10 +93,13 @@ def compare(a: dict[str, Any], b: dict[str, Any], metrics: tuple[Metric, ...], a
     return Comparison(a_name, b_name, threshold_points, tuple(rows))
 
 
-def markdown(result: Comparison) -> str:
+def markdown(result: Comparison, reports: tuple[str | None, str | None] = (None, None)) -> str:
+    """The comparison as Markdown; `reports` links each side's own evaluation report where it wrote one."""
+    links = [f"[{name}]({path})" for name, path in zip((result.a_name, result.b_name), reports) if path]
     lines = [f"# {result.a_name} vs {result.b_name}", "",
              f"Gate: no metric may be worse by more than {result.threshold_points} points. "
              f"Result: **{'pass' if result.passed else 'FAIL'}**.", "",
+             *([f"Full reports: {', '.join(links)}.", ""] if links else []),
              f"| metric | {result.a_name} | {result.b_name} | change (points, + = better) | |",
              "|---|---|---|---|---|"]
     for row in result.rows:
@@ -113,13 +118,17 @@ def print_table(result: Comparison) -> None:
     print(f"gate (threshold {result.threshold_points} points): {verdict}")
 
 
-def finish(result: Comparison, json_out: Path | None, report: Path | None) -> int:
+def finish(result: Comparison, json_out: Path | None, report: Path | None,
+           reports: tuple[str | None, str | None] = (None, None)) -> int:
     """Print, write the JSON and the Markdown report; the exit status of the gate."""
     print_table(result)
+    for name, path in zip((result.a_name, result.b_name), reports):
+        if path:
+            print(f"report of {name}: {path}")
     if json_out is not None:
         json_out.write_text(json.dumps(result.to_json(), indent=2) + "\n")
     if report is not None:
-        report.write_text(markdown(result))
+        report.write_text(markdown(result, reports))
     return 0 if result.passed else 1
 
 

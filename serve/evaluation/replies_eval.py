@@ -1,6 +1,6 @@
 """`csreply eval replies`: run a reply set through /v1/reply (a running server with --url, or in process),
 score every reply (serve/evaluation/reply_checks.py) and report overall, per route, language, domain and
-metadata field. Cases run `--concurrency` at a time; each scored case is appended to `--results` (JSONL)
+metadata field, on the console and as a Markdown report with plots (reply_report.py). Cases run `--concurrency` at a time; each scored case is appended to `--results` (JSONL)
 as soon as it is done, so an interrupted run keeps what it measured. Case format: reply_cases.py.
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 from serve.config import Settings
 from serve.evaluation.reply_cases import ReplyCase, load_cases
 from serve.evaluation.reply_checks import chrf
+from serve.evaluation.reply_report import write_report
 from serve.evaluation.reply_summary import score_case, summarize
 from serve.prompts import PROMPTS_DIR, PromptLibrary
 
@@ -123,12 +124,12 @@ def print_summary(summary: dict[str, Any]) -> None:
         print(f"  {key:24} {_pct(summary[key])}")
     print(f"  {'chrf':24} {_num(summary['chrf'])}")
     print(f"  latency p50 {_num(summary['latency_ms']['p50'], '.0f')} ms, "
-          f"p99 {_num(summary['latency_ms']['p99'], '.0f')} ms")
+          f"p90 {_num(summary['latency_ms']['p90'], '.0f')} ms, p99 {_num(summary['latency_ms']['p99'], '.0f')} ms")
     groups = [(f"route {route}", metrics) for route, metrics in summary["per_route"].items()]
     groups += [("generated (llm route)", summary["generated"])]
     groups += [(f"  llm {name}={value}", metrics) for name in ("per_lang", "per_domain", "per_context")
                for value, metrics in summary[name].items()]
-    groups += [(f"  llm {field}={value}", metrics) for field, values in summary["per_meta"].items()
+    groups += [(f"{field}={value}", metrics) for field, values in summary["per_meta"].items()
                for value, metrics in values.items()]
     print(f"{'group':28} {'n':>4} {'lang':>6} {'repeat':>7} {'unsup':>7} {'cut':>6} {'sent':>5} "
           f"{'must':>6} {'chrF':>5} {'p50 ms':>7}")
@@ -143,7 +144,8 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | None, concurrency: int = 1,
-             results: Path | None = None, limit: int | None = None, variant: str | None = None) -> int:
+             results: Path | None = None, limit: int | None = None, variant: str | None = None,
+             report: Path | None = None, worst: int = 3) -> int:
     cases = load_cases(data)[:limit] if limit else load_cases(data)
     library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)
     if results is None and json_out is not None:
@@ -158,9 +160,14 @@ def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | N
     rows, latencies = asyncio.run(_run(cases, url, settings, library, concurrency, results, variant))
     summary = summarize(rows, latencies)
     print_summary(summary)
+    output = {**summary, "data": str(data), "cases": rows}
+    md = report or (json_out.with_suffix(".md") if json_out else None)
+    if md:
+        images = write_report(output, str(data), md, worst)
+        output["report"] = str(md)
+        print(f"report {md} (plots {', '.join(p.name for p in images.values())})")
     if json_out:
-        json_out.write_text(json.dumps({**summary, "data": str(data), "cases": rows}, indent=2,
-                                       ensure_ascii=False) + "\n")
+        json_out.write_text(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
     failures = [r for r in rows if r.get("error")]
     if failures:
         print(f"{len(failures)} cases failed: first error {failures[0]['error']}", file=sys.stderr)

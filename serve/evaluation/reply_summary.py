@@ -47,14 +47,23 @@ def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary
     }
     if latency_ms is not None:
         out["latency_ms"] = round(latency_ms, 1)
+    ttft = (response.get("timings") or {}).get("ttft_ms")
+    if ttft is not None and "error" not in response:
+        # the server's own figure (in process and over HTTP alike): when the first words of the reply were
+        # released to the stream, counted from the request's start
+        out["ttft_ms"] = round(float(ttft), 1)
     out.update(check_reply(reply, sources=sources_of(case, out["intent"], library),
                            must_include=case.must_include, reference=case.reference))
+    if not out.get("must_include_ok", True):
+        # which strings were missed, for the report's worst cases
+        out["must_include_missing"] = [s for s in case.must_include if not includes(reply, s)]
     if case.must_not_include:
         out["must_not_include_ok"] = not any(includes(reply, s) for s in case.must_not_include)
     if case.expect_handoff is not None:
         out["handoff_ok"] = handoff == case.expect_handoff
     if case.intent:
         out["intent_ok"] = intent.get("label") == case.intent
+        out["intent_expected"] = case.intent
     if out["route"] == "canned" and out["intent"]:
         out["canned_verbatim_ok"] = reply == library.canned_reply(case.domain, case.lang, out["intent"])
     if "error" in response:
@@ -71,14 +80,28 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
+def _spread(values: list[float]) -> dict[str, float | None]:
+    return {"p50": percentile(values, 0.5) if values else None, "p90": percentile(values, 0.9) if values else None,
+            "p99": percentile(values, 0.99) if values else None}
+
+
+def _label(value: Any) -> str:
+    return "(none)" if value is None else str(value)
+
+
 def group_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The reply-quality figures of one group of scored cases."""
     chrfs = [r["chrf"] for r in rows if "chrf" in r]
     latencies = [r["latency_ms"] for r in rows if "latency_ms" in r]
+    ttfts = [r["ttft_ms"] for r in rows if "ttft_ms" in r]
     incomplete = _rate(rows, "complete")
     return {
         "n": len(rows),
+        "routes": dict(Counter(str(r["route"]) for r in rows)),
         "language_match": _rate(rows, "language_match"),
+        "handoff_accuracy": _rate(rows, "handoff_ok"),
+        "must_not_include_rate": _rate(rows, "must_not_include_ok"),
+        "canned_verbatim_rate": _rate(rows, "canned_verbatim_ok"),
         "repetition_rate": _rate(rows, "repetition"),
         "unsupported_fact_rate": _rate(rows, "has_unsupported_fact"),
         "cut_mid_sentence_rate": None if incomplete is None else 1 - incomplete,
@@ -89,6 +112,9 @@ def group_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "chrf": sum(chrfs) / len(chrfs) if chrfs else None,
         "chrf_n": len(chrfs),
         "median_latency_ms": _median(latencies),
+        "p90_latency_ms": percentile(latencies, 0.9) if latencies else None,
+        "median_ttft_ms": _median(ttfts),
+        "p90_ttft_ms": percentile(ttfts, 0.9) if ttfts else None,
         "finish_reasons": dict(Counter(r.get("finish_reason") for r in rows)),
     }
 
@@ -103,10 +129,13 @@ def summarize(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, A
         "canned_verbatim_rate": _rate(rows, "canned_verbatim_ok"),
         "intent_accuracy": _rate(rows, "intent_ok"),
         "chrf": group_metrics(rows)["chrf"],
-        "latency_ms": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)},
+        "latency_ms": _spread(latencies),
         "routes": dict(Counter(r["route"] for r in rows)),
         "errors": sum(1 for r in rows if r.get("error")),
     }
+    ttfts = [r["ttft_ms"] for r in rows if "ttft_ms" in r]
+    if ttfts:
+        summary["ttft_ms"] = _spread(ttfts)
     generated = [r for r in rows if r["route"] == "llm"]
     summary["generated"] = group_metrics(generated)
     summary["per_route"] = {route: group_metrics([r for r in rows if r["route"] == route])
@@ -114,11 +143,16 @@ def summarize(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, A
     for name, key in (("per_lang", "lang"), ("per_domain", "domain"), ("per_context", "has_context")):
         summary[name] = {str(v): group_metrics([r for r in generated if r[key] == v])
                          for v in sorted({r[key] for r in generated}, key=str)}
+    pairs = sorted({(r["domain"], r["lang"]) for r in rows})
+    summary["per_domain_lang"] = {
+        f"{d} / {lang}": group_metrics([r for r in rows if (r["domain"], r["lang"]) == (d, lang)]) for d, lang in pairs}
+    # every route: "how did the cases from source X do" is asked of the whole set; each group's `routes`
+    # says how many of its replies were generated
     per_meta: dict[str, Any] = {}
     for field in sorted({k for r in rows for k in r.get("meta", {})}):
-        values = {str(r["meta"].get(field)) for r in rows}
+        values = {_label(r["meta"].get(field)) for r in rows}
         if 1 < len(values) <= _MAX_GROUPS:
-            per_meta[field] = {v: group_metrics([r for r in generated if str(r["meta"].get(field)) == v])
+            per_meta[field] = {v: group_metrics([r for r in rows if _label(r["meta"].get(field)) == v])
                                for v in sorted(values)}
     summary["per_meta"] = per_meta
     return summary

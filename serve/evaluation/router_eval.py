@@ -23,7 +23,7 @@ import numpy as np
 from serve.config import Settings
 from serve.evaluation.datasets import Example, load_intent_jsonl
 from serve.evaluation.metrics import classification_report, percentile
-from serve.evaluation.router_report import markdown_report, print_summary, save_confusion_png
+from serve.evaluation.router_report import markdown_report, print_summary, save_confusion_png, save_report_plots
 from serve.router.base import IntentClassifier
 from serve.taxonomy import INTENTS
 
@@ -159,7 +159,8 @@ def evaluate(backend: IntentClassifier, examples: list[Example], latency_samples
     preds, lat = asyncio.run(run())
     result = score(examples, preds, errors)
     return {"backend": backend.name, **result,
-            "latency_ms": {"p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99), "samples": len(lat)}}
+            "latency_ms": {"p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99), "samples": len(lat),
+                           "values": [round(x, 3) for x in lat]}}
 
 
 def load_examples(data: Path, label_map: Path | None = None, label_field: str = "label",
@@ -188,7 +189,9 @@ def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None
     output: dict[str, Any] = {**first, "data": str(data)}
     if label_map:
         output["label_map"] = {"file": str(label_map), "field": label_field, "dataset": dataset}
-    png = confusion or (json_out.with_suffix(".confusion.png") if json_out else None)
+    md = report or (json_out.with_suffix(".md") if json_out else None)
+    beside = json_out or md
+    png = confusion or (beside.with_suffix(".confusion.png") if beside else None)
     if png:
         save_confusion_png(first, png, f"{first['backend']} on {data.name}")
         output["confusion_png"] = str(png)
@@ -203,9 +206,11 @@ def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None
                              "macro_f1": second["macro_f1"], "latency_ms": second["latency_ms"],
                              "per_lang": second.get("per_lang", {}), "accuracy_delta_points": delta,
                              "p50_speedup": speed}
+    if md:
+        output.update({f"{name}_png": str(path) for name, path in save_report_plots(first, md).items()})
+        output["report"] = str(md)
     if json_out:
         json_out.write_text(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
-    md = report or (json_out.with_suffix(".md") if json_out else None)
     if md:
         md.write_text(markdown_report(output, str(data)))
     return 0

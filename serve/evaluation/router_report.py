@@ -8,13 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from serve.evaluation.plots import histograms_png, horizontal_bars_png, pyplot
+
 
 def save_confusion_png(result: dict[str, Any], path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     labels = result["confusion"]["labels"]
     matrix = np.array(result["confusion"]["matrix"], dtype=float)
     keep = [i for i in range(len(labels)) if matrix[i].sum() or matrix[:, i].sum()]
@@ -37,6 +35,22 @@ def save_confusion_png(result: dict[str, Any], path: Path, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def save_report_plots(result: dict[str, Any], report: Path) -> dict[str, Path]:
+    """Per-intent F1 bars (worst first) and the latency histogram, beside the report OUT.md as OUT.f1.png
+    and OUT.latency.png; the histogram only when the result kept its latency samples."""
+    paths = {"f1": report.with_suffix(".f1.png")}
+    ranked = sorted(result["per_intent"].items(), key=lambda kv: kv[1]["f1"])
+    horizontal_bars_png(paths["f1"], {name: v["f1"] for name, v in ranked},
+                        f"{result['backend']}: F1 per intent (macro-F1 {result['macro_f1']:.3f})", "F1")
+    values = result["latency_ms"].get("values")
+    if values:
+        paths["latency"] = report.with_suffix(".latency.png")
+        histograms_png(paths["latency"], [(f"{result['backend']}: one message at a time", "ms",
+                                           {result["backend"]: values})], bins=30,
+                       ylabel="messages")
+    return paths
 
 
 def _oos(part: dict[str, Any]) -> str:
@@ -64,7 +78,7 @@ def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
               file=out)
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
 
 
@@ -76,7 +90,7 @@ def markdown_report(result: dict[str, Any], data: str) -> str:
     """The result as a Markdown page: headline, per language and source, per intent, worst confusions."""
     lat = result["latency_ms"]
     lines = [f"# Router evaluation: `{result['backend']}` on `{data}`", ""]
-    lines += _table(["n", "accuracy", "macro-F1", "uncertain", "OOS precision", "OOS recall", "p50 ms", "p99 ms"], [[
+    lines += md_table(["n", "accuracy", "macro-F1", "uncertain", "OOS precision", "OOS recall", "p50 ms", "p99 ms"], [[
         str(result["n"]), _pct(result["accuracy"]), _pct(result["macro_f1"]), _pct(result["uncertain_rate"]),
         _pct(result.get("out_of_scope_precision")), _pct(result.get("out_of_scope_recall")),
         f"{lat['p50']:.2f}", f"{lat['p99']:.2f}"]])
@@ -85,11 +99,11 @@ def markdown_report(result: dict[str, Any], data: str) -> str:
         if not parts:
             continue
         lines += ["", f"## By {title}", ""]
-        lines += _table([title, "n", "accuracy", "macro-F1", "uncertain", "OOS precision", "OOS recall"], [[
+        lines += md_table([title, "n", "accuracy", "macro-F1", "uncertain", "OOS precision", "OOS recall"], [[
             name, str(p["n"]), _pct(p["accuracy"]), _pct(p["macro_f1"]), _pct(p.get("uncertain_rate")),
             _pct(p.get("out_of_scope_precision")), _pct(p.get("out_of_scope_recall"))] for name, p in parts.items()])
     lines += ["", "## By intent", ""]
-    lines += _table(["intent", "support", "precision", "recall", "F1"], [[
+    lines += md_table(["intent", "support", "precision", "recall", "F1"], [[
         name, str(int(v["support"])), _pct(v["precision"]), _pct(v["recall"]), _pct(v["f1"])]
         for name, v in sorted(result["per_intent"].items(), key=lambda kv: kv[1]["f1"])])
     if result.get("errors"):
@@ -100,6 +114,8 @@ def markdown_report(result: dict[str, Any], data: str) -> str:
                 flag = ", uncertain" if ex["uncertain"] else ""
                 text = ex["text"].replace("|", "\\|").replace("\n", " ")
                 lines.append(f"  - `{text}` ({ex['confidence']:.2f}{flag})")
-    if result.get("confusion_png"):
-        lines += ["", f"![confusion matrix]({Path(result['confusion_png']).name})"]
+    for key, title in (("confusion_png", "confusion matrix"), ("f1_png", "F1 per intent"),
+                       ("latency_png", "latency")):
+        if result.get(key):
+            lines += ["", f"![{title}]({Path(result[key]).name})"]
     return "\n".join(lines) + "\n"

@@ -8,6 +8,9 @@ import pytest
 
 from serve.cli import main
 from serve.evaluation.compare import REPLY_METRICS, ROUTER_METRICS, compare
+from serve.evaluation.datasets import Example
+from serve.evaluation.reply_summary import summarize
+from serve.evaluation.router_eval import Prediction, score
 
 ROUTER_A = {"accuracy": 0.95, "macro_f1": 0.94, "per_lang": {"en": {"macro_f1": 0.96}, "zh": {"macro_f1": 0.93}},
             "uncertain_rate": 0.05}
@@ -30,11 +33,34 @@ def test_a_drop_beyond_the_threshold_fails_and_one_within_it_passes() -> None:
 
 
 def test_lower_is_better_metrics_regress_when_they_rise() -> None:
-    a = {"repetition_rate": 0.01, "chrf": 30.0}
-    result = compare(a, {"repetition_rate": 0.03, "chrf": 30.2}, REPLY_METRICS)
-    assert [r.metric for r in result.regressions] == ["repetition_rate"]
-    assert compare(a, {"repetition_rate": 0.01, "chrf": 29.6}, REPLY_METRICS).passed  # chrF -0.4: within
-    assert not compare(a, {"repetition_rate": 0.01, "chrf": 29.0}, REPLY_METRICS).passed
+    a = {"generated": {"repetition_rate": 0.01}, "chrf": 30.0}
+    result = compare(a, {"generated": {"repetition_rate": 0.03}, "chrf": 30.2}, REPLY_METRICS)
+    assert [r.metric for r in result.regressions] == ["generated.repetition_rate"]
+    assert compare(a, {"generated": {"repetition_rate": 0.01}, "chrf": 29.6}, REPLY_METRICS).passed  # chrF -0.4
+    assert not compare(a, {"generated": {"repetition_rate": 0.01}, "chrf": 29.0}, REPLY_METRICS).passed
+
+
+def test_the_gates_read_the_keys_the_evaluations_write() -> None:
+    """Every compared metric names a key `csreply eval router` / `eval replies` actually write."""
+    examples = [Example("where is my parcel", "order_tracking", "en"), Example("weather?", "out_of_scope", "en")]
+    router = score(examples, [Prediction("order_tracking", 0.9, False), Prediction("refund", 0.6, True)])
+    assert {r.metric for r in compare(router, router, ROUTER_METRICS).rows} >= {
+        "accuracy", "out_of_scope_recall", "out_of_scope_precision", "uncertain_rate"}
+    row = {"route": "llm", "domain": "telecom", "lang": "en", "has_context": False, "meta": {}, "reply": "Hi.",
+           "language_match": True, "repetition": False, "has_unsupported_fact": True, "sentences": 1,
+           "complete": True, "chrf": 40.0}
+    replies = summarize([row], [10.0])
+    keys = {r.metric for r in compare(replies, replies, REPLY_METRICS).rows}
+    assert {"generated.repetition_rate", "generated.unsupported_fact_rate", "generated.cut_mid_sentence_rate",
+            "chrf", "language_match"} <= keys
+
+
+def test_the_reply_gate_links_both_evaluation_reports(tmp_path) -> None:
+    a, b, report = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "gate.md"
+    a.write_text(json.dumps({"language_match": 1.0, "report": "runs/a.md"}))
+    b.write_text(json.dumps({"language_match": 1.0, "report": "runs/b.md"}))
+    assert main(["eval", "compare", "files", str(a), str(b), "--kind", "replies", "--report", str(report)]) == 0
+    assert "Full reports: [a](runs/a.md), [b](runs/b.md)." in report.read_text()
 
 
 def test_results_without_common_metrics_are_refused() -> None:

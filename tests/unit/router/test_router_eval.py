@@ -84,3 +84,8 @@ def test_cli_writes_errors_sources_and_markdown(tmp_path: Path, capsys: pytest.C
     report = out.with_suffix(".md").read_text()
     assert "## By source" in report and "## By intent" in report
     assert out.with_suffix(".confusion.png").is_file()
+    assert len(result["latency_ms"]["values"]) == 2
+    for suffix in (".f1.png", ".latency.png"):
+        png = out.with_suffix(suffix)
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000
+        assert f"]({png.name})" in report
