@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_parser(sub)
     from serve.inbox_cli import add_parser as add_router_parser
 
-    add_router_parser(sub)
+    add_router_parser(sub, _settings)
     return parser
 
 

@@ -8,6 +8,8 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, get_args
 
@@ -17,7 +19,9 @@ from serve.inbox import rotated
 EXPORT_FIELDS = ("text", "lang", "intent", "predicted", "confidence", "reason")
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Any, load_settings: Callable[[argparse.Namespace], Settings | None]) -> None:
+    """`load_settings` reads `--config` and reports a bad one the way every csreply command does (None: it
+    was reported)."""
     router = sub.add_parser("router", help="router tools: the feedback inbox")
     router_sub = router.add_subparsers(dest="router_command", required=True)
     inbox = router_sub.add_parser(
@@ -33,13 +37,11 @@ def add_parser(sub: Any) -> None:
     inbox.add_argument("--examples", type=int, default=3, metavar="K", help="example texts per intent (default 3)")
     inbox.add_argument("--export", type=Path, metavar="OUT.jsonl",
                        help="write a labelling file: one row per distinct text, `intent` null for the labeller")
-    inbox.set_defaults(func=run)
+    inbox.set_defaults(func=partial(run, load_settings=load_settings))
 
 
-def run(args: argparse.Namespace) -> int:
-    from serve.cli import _settings
-
-    settings = _settings(args)
+def run(args: argparse.Namespace, load_settings: Callable[[argparse.Namespace], Settings | None]) -> int:
+    settings = load_settings(args)
     if settings is None:
         return 2
     try:
@@ -67,7 +69,8 @@ def read_inbox(args: argparse.Namespace, settings: Settings) -> tuple[list[dict[
     use_redis = args.path is None and (args.redis_url or args.key or config.backend == "redis")
     if use_redis:
         url, key = args.redis_url or settings.inbox_redis_url, args.key or config.key
-        return *parse_lines(asyncio.run(_redis_lines(url, key))), f"redis {key}"  # type: ignore[return-value]
+        rows, bad = parse_lines(asyncio.run(_redis_lines(url, key)))
+        return rows, f"redis {key}", bad
     path = args.path or settings.inbox_path
     files = [*rotated_files(path), path] if path.exists() else rotated_files(path)
     if not files:
