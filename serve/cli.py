@@ -1,4 +1,4 @@
-"""`csreply` command line: run, prepare, eval, bench."""
+"""`csreply` command line: run, prepare, eval, bench, router inbox."""
 
 from __future__ import annotations
 
@@ -193,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     from serve.loadgen.cli import add_parser as add_bench_parser
 
     add_bench_parser(sub)
+    from serve.inbox_cli import add_parser as add_router_parser
+
+    add_router_parser(sub, _settings)
     return parser
 
 

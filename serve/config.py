@@ -191,6 +191,30 @@ class ReplySettings(_Section):
                             "facts that answer it, from the prompt library) and the model continues after it")
 
 
+InboxReason = Literal["uncertain", "handoff", "out_of_scope", "low_confidence"]
+
+
+class FeedbackInboxSettings(_Section):
+    """Opt-in: messages the router was unsure about (or that ended in a handoff), PII-redacted, kept for
+    labelling (`csreply router inbox`)."""
+
+    enabled: bool = False
+    backend: Literal["file", "redis"] = "file"
+    record: list[InboxReason] = Field(["uncertain", "handoff"], min_length=1,
+                                      description="which messages to keep")
+    low_confidence_below: float = Field(0.7, gt=0, le=1, description="record low_confidence: confident, but below this")
+    sample_rate: float = Field(1.0, ge=0, le=1, description="share of the matching messages kept")
+    path: Path | None = Field(None, description="file backend; default <cache_dir>/inbox/router.jsonl")
+    max_mb: float = Field(50.0, gt=0, description="file backend: rotate past this size")
+    keep: int = Field(5, ge=0, description="file backend: rotated files kept (router.jsonl.1 ...)")
+    redis_url: str | None = Field(None, description="redis backend; default: the sessions' or cache's Redis")
+    key: str = Field("csreply:inbox:router", min_length=1, description="redis backend: the list's key")
+    max_rows: int = Field(100_000, ge=1, description="redis backend: the list keeps the newest this many")
+    queue_size: int = Field(1000, ge=1, description="rows waiting to be written; beyond, rows are dropped")
+    session_salt_env: str | None = Field(None, description="environment variable with the salt of session "
+                                         "hashes (share it across replicas); default: random per process")
+
+
 class LoggingSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     json_format: bool = True
@@ -214,6 +238,7 @@ class Settings(BaseSettings):
     reply: ReplySettings = ReplySettings()
     prompts_dir: Path | None = Field(None, description="prompt library; default: the repository's prompts/")
     logging: LoggingSettings = LoggingSettings()
+    feedback_inbox: FeedbackInboxSettings = FeedbackInboxSettings()
 
     @model_validator(mode="after")
     def _check_pool(self) -> Settings:
@@ -241,6 +266,20 @@ class Settings(BaseSettings):
             return self.generator.model_dir
         tuned = self.cache_dir / "models" / SMOLLM2_CS_DIRNAME
         return tuned if (tuned / "config.json").is_file() else self.cache_dir / "models" / SMOLLM2_DIRNAME
+
+    @property
+    def inbox_path(self) -> Path:
+        return self.feedback_inbox.path or self.cache_dir / "inbox" / "router.jsonl"
+
+    @property
+    def inbox_redis_url(self) -> str:
+        """The configured inbox Redis, else the one the sessions or the cache already use."""
+        if self.feedback_inbox.redis_url:
+            return self.feedback_inbox.redis_url
+        for section in (self.sessions, self.cache):
+            if section.backend == "redis":
+                return section.redis_url
+        return SessionSettings().redis_url
 
     @property
     def router_dir(self) -> Path:

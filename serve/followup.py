@@ -5,6 +5,9 @@ conversation's intent and language instead of being classified (and answered) on
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+
+from serve.router.base import IntentResult
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
@@ -51,3 +54,21 @@ def is_followup(text: str) -> bool:
         return cjk <= MAX_FOLLOWUP_HANZI and any(cue in stripped for cue in _ZH_STRONG)
     words = [w.lower() for w in _WORD.findall(stripped)]
     return len(words) <= MAX_FOLLOWUP_WORDS and any(w.replace("'", "") in _EN_CUES or w in _EN_CUES for w in words)
+
+
+CARRY_OVER_TOP_K = 3
+# Labels a short follow-up often gets on its own ("I already restarted it" reads as chit-chat or out of
+# scope); for a follow-up they are re-decided with the conversation.
+FOLLOWUP_OVERRIDABLE = frozenset({"out_of_scope", "greeting_chitchat"})
+
+
+def carry_over(intent: IntentResult, previous: str | None) -> IntentResult:
+    """A follow-up ("I already restarted it twice") rarely names its intent. When the router is unsure and
+    the conversation's last confident intent is still among its top candidates, keep that intent."""
+    if not intent.uncertain or previous is None:
+        return intent
+    for ranked in intent.ranking[:CARRY_OVER_TOP_K]:
+        if ranked.label == previous:
+            return replace(intent, label=ranked.label, confidence=ranked.confidence, uncertain=False,
+                           uncertain_reason="carried_over")
+    return intent

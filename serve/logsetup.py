@@ -24,7 +24,13 @@ _REDACTIONS = (
 )
 
 
+# Chinese input methods often type full-width digits ("１３８..."), which the ASCII patterns would miss; they
+# are read as ASCII first (a redacted text is for logs and labelling, where the change is harmless).
+_FULLWIDTH = str.maketrans("０１２３４５６７８９＋＠", "0123456789+@")
+
+
 def redact(text: str) -> str:
+    text = text.translate(_FULLWIDTH)
     for pattern, replacement in _REDACTIONS:
         text = pattern.sub(replacement, text)
     return text

@@ -66,6 +66,15 @@ class Metrics:
         self.waiting = Gauge("csreply_num_requests_waiting", "Requests queued for admission", ["endpoint"],
                              registry=r)
         self.draining = Gauge("csreply_draining", "1 while the server drains for shutdown", registry=r)
+        self.inbox_rows = Counter("csreply_inbox_rows", "Rows written to the router feedback inbox", ["reason"],
+                                  registry=r)
+        self.inbox_dropped = Counter("csreply_inbox_dropped", "Feedback-inbox rows lost (queue full, sink failed)",
+                                     ["cause"], registry=r)
+        # Every label value exists from the start, so a dashboard's rate() sees 0 rather than no series.
+        for reason in ("uncertain", "handoff", "out_of_scope", "low_confidence"):
+            self.inbox_rows.labels(reason=reason)
+        for cause in ("queue_full", "write_failed", "closed"):
+            self.inbox_dropped.labels(cause=cause)
         self.source: Callable[[], Any] | None = None
         r.register(_EngineCollector(self))
 

@@ -23,9 +23,10 @@ from dataclasses import replace
 from serve.admission import Admission
 from serve.config import Settings
 from serve.errors import BackendUnavailable, InvalidRequest
-from serve.followup import is_followup, script_lang
+from serve.followup import FOLLOWUP_OVERRIDABLE, carry_over, is_followup, script_lang
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
+from serve.inbox import FeedbackInbox
 from serve.prompts import PromptLibrary
 from serve.response_cache import ResponseCache, cache_key, prompt_version, should_store, variant_of
 from serve.reply_events import (
@@ -44,26 +45,9 @@ from serve.sessions import Session, SessionStore, Turn
 logger = logging.getLogger(__name__)
 
 
-CARRY_OVER_TOP_K = 3
 # In the last this-many tokens of a reply's budget the loop guard holds each sentence back until it ends,
 # so a reply the budget cuts still ends at a full stop (a sentence is rarely longer than this).
 NEAR_LIMIT_TOKENS = 24
-# Labels a short follow-up often gets on its own ("I already restarted it" reads as chit-chat or out of
-# scope); for a follow-up they are re-decided with the conversation.
-FOLLOWUP_OVERRIDABLE = frozenset({"out_of_scope", "greeting_chitchat"})
-
-
-def carry_over(intent: IntentResult, previous: str | None) -> IntentResult:
-    """A follow-up ("I already restarted it twice") rarely names its intent. When the router is unsure and
-    the conversation's last confident intent is still among its top candidates, keep that intent."""
-    if not intent.uncertain or previous is None:
-        return intent
-    for ranked in intent.ranking[:CARRY_OVER_TOP_K]:
-        if ranked.label == previous:
-            return replace(intent, label=ranked.label, confidence=ranked.confidence, uncertain=False,
-                           uncertain_reason="carried_over")
-    return intent
-
 
 def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLibrary,
                  generator_languages: tuple[str, ...], uncertain_streak: int) -> RouteDecision:
@@ -85,13 +69,15 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
 
 class ReplyPipeline:
     def __init__(self, *, router: IntentClassifier, generator: Generator, library: PromptLibrary,
-                 sessions: SessionStore, cache: ResponseCache | None, admission: Admission, settings: Settings) -> None:
+                 sessions: SessionStore, cache: ResponseCache | None, admission: Admission, settings: Settings,
+                 inbox: FeedbackInbox | None = None) -> None:
         self.router = router
         self.generator = generator
         self.library = library
         self.sessions = sessions
         self.cache = cache
         self.admission = admission
+        self.inbox = inbox
         self.settings = settings.reply
         self.max_model_len = settings.generator.max_model_len
         self.max_tokens_limit = settings.generator.max_tokens_limit
@@ -123,6 +109,8 @@ class ReplyPipeline:
                                 session.uncertain_streak if session else 0)
         logger.info("reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
                     intent.label, intent.confidence, decision.route, decision.reason, lang, intent.backend)
+        if self.inbox is not None:
+            self.inbox.offer(request.message, intent, decision, lang, session, history)
         return intent, decision, lang, router_ms
 
     async def _follow_conversation(self, intent: IntentResult, message: str, followup: bool,

@@ -19,6 +19,7 @@ from serve.completions import CompletionService
 from serve.config import MemberSettings, Settings
 from serve.generation.base import Generator
 from serve.generation.pool import GeneratorPool, PoolMember
+from serve.inbox import FeedbackInbox, build_inbox
 from serve.metrics import Metrics
 from serve.pipeline import ReplyPipeline
 from serve.prompts import PROMPTS_DIR, PromptLibrary
@@ -50,6 +51,7 @@ class Services:
     pipeline: ReplyPipeline
     completions: CompletionService
     notes: tuple[str, ...] = ()
+    inbox: FeedbackInbox | None = None
     started_at: float = field(default_factory=time.time)
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
 
@@ -60,6 +62,8 @@ class Services:
 
     async def aclose(self) -> None:
         self.lifecycle.ready = False
+        if self.inbox is not None:
+            await self.inbox.aclose()  # first: the rows queued by the last requests are written, not lost
         await self.router.aclose()
         await self.sessions.aclose()
         if self.cache is not None:
@@ -176,10 +180,13 @@ async def build_services(settings: Settings, generator: Generator | None = None,
     limits = settings.admission  # admission bounds and their gauges (issue 11)
     admission = Admission(limits.max_in_flight or settings.generator.max_concurrent_requests, limits.max_queue,
                           limits.max_queue_wait_s, limits.retry_after_s, metrics)
+    inbox = build_inbox(settings, metrics)
+    if inbox is not None:
+        inbox.start()
     pipeline = ReplyPipeline(router=chain, generator=pool, library=library, sessions=sessions, cache=cache,
-                             admission=admission, settings=settings)
+                             admission=admission, settings=settings, inbox=inbox)
     completions = CompletionService(pool, settings.generator, admission)
     services = Services(settings, pool, chain, library, sessions, cache, admission, pipeline, completions,
-                        tuple(notes + pool_notes))
+                        tuple(notes + pool_notes), inbox)
     services.lifecycle.ready = True
     return services

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,16 +36,27 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def load_intent_jsonl(path: Path) -> list[Example]:
-    """Rows without a taxonomy intent (`null`) are skipped; malformed lines and unknown intents are errors."""
-    examples = []
+    """Rows without an intent (null or empty) are skipped and counted on stderr; malformed lines and unknown
+    intents are errors naming the line. The router build reads its `extra_data` files through this."""
+    examples, unlabelled = read_intent_jsonl(path)
+    if unlabelled:
+        print(f"{path}: {unlabelled} rows without an intent were skipped", file=sys.stderr)
+    return examples
+
+
+def read_intent_jsonl(path: Path) -> tuple[list[Example], int]:
+    """The labelled rows and how many rows were left unlabelled (`intent` null, missing or empty: a labelling
+    file exported from the feedback inbox keeps the rows nobody has labelled yet)."""
+    examples, unlabelled = [], 0
     for n, row in jsonl_rows(path):
         try:
             text, intent = str(row["text"]), row.get("intent")
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{path}:{n}: not a {{text, intent, lang}} object ({exc})") from exc
-        if intent is None:
+        if intent is None or (isinstance(intent, str) and not intent.strip()):
+            unlabelled += 1
             continue
         if intent not in INTENT_INDEX:
             raise ValueError(f"{path}:{n}: unknown intent {intent!r}")
         examples.append(Example(text, intent, str(row.get("lang") or detect_lang(text)), str(row.get("source") or "")))
-    return examples
+    return examples, unlabelled
