@@ -28,6 +28,7 @@ from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
 from serve.inbox import FeedbackInbox
 from serve.prompts import PromptLibrary
+from serve.reply_prompt import after_lead, build_messages, fact_lead
 from serve.response_cache import ResponseCache, cache_key, prompt_version, should_store, variant_of
 from serve.reply_events import (
     DeltaEvent,
@@ -171,21 +172,8 @@ class ReplyPipeline:
 
     def build_messages(self, request: ReplyRequest, intent: str, lang: Lang, history: tuple[ChatMessage, ...],
                        max_tokens: int) -> tuple[ChatMessage, ...]:
-        """System prompt + as much recent history as fits + the customer's message, within the context."""
-        system = ChatMessage("system", self.library.system_prompt(request.domain, lang, intent, request.context))
-        user = ChatMessage("user", request.message)
-        kept = list(history[-self.settings.max_history_turns:]) if self.settings.max_history_turns else []
-        budget = self.max_model_len - max_tokens
-        while True:
-            messages = (system, *kept, user)
-            if self.generator.count_prompt_tokens(messages) <= budget:
-                return messages
-            if not kept:
-                raise InvalidRequest(
-                    f"the message is too long: with the system prompt it exceeds the {budget}-token budget",
-                    param="message",
-                )
-            del kept[0]
+        return build_messages(self.library, self.generator, request, intent, lang, history,
+                              self.settings.max_history_turns, self.max_model_len - max_tokens)
 
     def _check_variant(self, request: ReplyRequest) -> None:
         """An unknown pinned variant is the request's error, before anything streams."""
@@ -272,7 +260,7 @@ class ReplyPipeline:
                 return
 
         messages = self.build_messages(request, intent.label, lang, history, max_tokens)
-        lead = self._lead(request, intent.label, lang)
+        lead = fact_lead(self.library, request, intent.label, lang, self.settings.fact_lead)
         slot = await self.admission.acquire(1, "reply")
         try:
             yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
@@ -300,7 +288,7 @@ class ReplyPipeline:
                         if released:
                             if not parts:
                                 ttft = elapsed()
-                            released = self._after_lead(lead, parts, released, lang)
+                            released = after_lead(lead, parts, released, lang)
                             parts.append(released)
                             yield DeltaEvent(released)
                         if chunk.finish_reason:
@@ -313,7 +301,7 @@ class ReplyPipeline:
                 # Last resort: no generator could start the reply, so the intent's reviewed template answers.
                 logger.error("reply.generator_unavailable fallback=template error=%s", exc.message)
                 template = self.library.template_reply(request.domain, lang, intent.label, request.context)
-                text = self._after_lead(lead, parts, template, lang)
+                text = after_lead(lead, parts, template, lang)
                 yield DeltaEvent(text)
                 text = "".join(parts) + text
                 await self._remember(session, request, intent, decision, text)
@@ -323,7 +311,7 @@ class ReplyPipeline:
             if tail:
                 if not parts:
                     ttft = elapsed()
-                tail = self._after_lead(lead, parts, tail, lang)
+                tail = after_lead(lead, parts, tail, lang)
                 parts.append(tail)
                 yield DeltaEvent(tail)
         finally:
@@ -343,19 +331,6 @@ class ReplyPipeline:
         queue_ms = admission_ms + (final.queue_ms or 0.0)  # admission queue + the engine's own
         yield done(finish, final.prompt_tokens or 0, final.completion_tokens or 0, queue_ms, ttft or elapsed(),
                    variant=served_by)
-
-    def _lead(self, request: ReplyRequest, intent: str, lang: Lang) -> str:
-        if not self.settings.fact_lead:
-            return ""
-        return self.library.lead(request.domain, lang, intent, request.context)
-
-    @staticmethod
-    def _after_lead(lead: str, parts: list[str], text: str, lang: str) -> str:
-        """The model's first words after an English lead start a new sentence: they need a space (an engine
-        continuing the prefix writes one itself; a server told about the lead in words does not)."""
-        if lead and len(parts) == 1 and lang != "zh" and text and not text[0].isspace():
-            return " " + text
-        return text
 
     def _cache_variant(self, max_tokens: int) -> str:
         """Everything besides the question that shapes a cached reply: the engine and its decoding defaults
@@ -390,7 +365,7 @@ class ReplyPipeline:
         try:
             base = secrets.randbits(30)
             affinity = request.session_id or f"suggest-{base}"
-            lead = self._lead(request, intent.label, lang)
+            lead = fact_lead(self.library, request, intent.label, lang, self.settings.fact_lead)
             texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, affinity, request.variant,
                                                                lang, lead)
                                            for i in range(n)))
@@ -418,4 +393,4 @@ class ReplyPipeline:
                 if guard.tripped:
                     break
         tail, _ = guard.finish(final)
-        return lead + self._after_lead(lead, [lead], "".join(parts[1:]) + tail, lang)
+        return lead + after_lead(lead, [lead], "".join(parts[1:]) + tail, lang)

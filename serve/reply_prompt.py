@@ -1,0 +1,41 @@
+"""What a generated reply is built from: the chat messages for the engine (system prompt, the history that
+fits, the customer's message) and the fact lead the reply opens with."""
+
+from __future__ import annotations
+
+from serve.errors import InvalidRequest
+from serve.generation.base import ChatMessage, Generator
+from serve.prompts import PromptLibrary
+from serve.reply_events import ReplyRequest
+
+
+def build_messages(library: PromptLibrary, generator: Generator, request: ReplyRequest, intent: str, lang: str,
+                   history: tuple[ChatMessage, ...], max_history_turns: int, budget: int) -> tuple[ChatMessage, ...]:
+    """System prompt + as much recent history as fits + the customer's message, within `budget` prompt
+    tokens (the context length minus the reply's max_tokens); the oldest turns go first."""
+    system = ChatMessage("system", library.system_prompt(request.domain, lang, intent, request.context))
+    user = ChatMessage("user", request.message)
+    kept = list(history[-max_history_turns:]) if max_history_turns else []
+    while True:
+        messages = (system, *kept, user)
+        if generator.count_prompt_tokens(messages) <= budget:
+            return messages
+        if not kept:
+            raise InvalidRequest(
+                f"the message is too long: with the system prompt it exceeds the {budget}-token budget",
+                param="message",
+            )
+        del kept[0]
+
+
+def fact_lead(library: PromptLibrary, request: ReplyRequest, intent: str, lang: str, enabled: bool) -> str:
+    """The intent's lead sentence rendered from the customer facts, or "" (off, no lead, no facts)."""
+    return library.lead(request.domain, lang, intent, request.context) if enabled else ""
+
+
+def after_lead(lead: str, parts: list[str], text: str, lang: str) -> str:
+    """The model's first words after an English lead start a new sentence: they need a space (an engine
+    continuing the prefix writes one itself; a server told about the lead in words does not)."""
+    if lead and len(parts) == 1 and lang != "zh" and text and not text[0].isspace():
+        return " " + text
+    return text
