@@ -257,6 +257,9 @@ def main() -> int:
     parser.add_argument("--per-level", type=int, default=2, help="requests per level = this x concurrency")
     parser.add_argument("--output-len", type=int, default=128)
     parser.add_argument("--smoke", action="store_true", help="tiny model on the CPU: checks the script only")
+    parser.add_argument("--b1-only", action="store_true",
+                        help="only the batch-1 decode variants (dynamic, static, static + torch.compile, eager "
+                             "attention), each given the time it needs")
     args = parser.parse_args()
     global DEVICE, TINY
     if args.smoke:
@@ -288,6 +291,17 @@ def main() -> int:
     levels = [int(x) for x in args.levels.split(",")]
     stage("b1_generate_dynamic", args.out, decode_b1, model, list(prompt_ids), 64, "dynamic")
     stage("b1_generate_static", args.out, decode_b1, model, list(prompt_ids), 64, "static")
+    if args.b1_only:
+        stage("b1_generate_static_compiled", args.out, decode_b1, model, list(prompt_ids), 64, "static+compile")
+        model.set_attn_implementation("eager")
+        stage("b1_generate_dynamic_eager_attention", args.out, decode_b1, model, list(prompt_ids), 64, "dynamic")
+        RESULTS["total_s"] = round(time.time() - T0, 1)
+        (args.out / "gpu_results.json").write_text(json.dumps(RESULTS, indent=2))
+        for key in ("b1_generate_dynamic", "b1_generate_static", "b1_generate_static_compiled",
+                    "b1_generate_dynamic_eager_attention"):
+            print(key, RESULTS.get(key))
+        print("floor", RESULTS.get("floor_ms_per_step_b1"), "ms/step; stage seconds", RESULTS.get("stage_seconds"))
+        return 0
     stage("engine_cb", args.out, run_engine, model, levels, args.per_level, args.output_len, False)
     stage("server", args.out, run_server, model, args.server_levels, args.per_level, args.output_len, args.out)
     if time.time() - T0 < args.budget_s - 90:
