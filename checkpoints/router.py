@@ -9,6 +9,7 @@ config, the training data files and this code all feed the hash, so a stale rout
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 import os
 import random
@@ -72,12 +73,13 @@ def build_threads(configured: int | None) -> int:
     Measured on the shared 2-core machine at load ~8: two threads ran 5-7 s per batch (a third of the time in
     the kernel: the threads spin-wait for each other while the scheduler hands their core to someone else),
     one thread 0.5-1 s. On an idle machine two threads are faster, so the choice is made at start from the
-    load average."""
+    load average. The 1-minute average still carries the work that just ended (`make setup` installs the
+    packages right before the build), so a core counts as free when it is more than a quarter idle."""
     if configured:
         return configured
     cores = max(1, os.cpu_count() or 1)
     free = cores - os.getloadavg()[0]
-    threads = max(1, min(cores, int(free + 0.5)))
+    threads = max(1, min(cores, math.ceil(free - 0.25)))
     log(f"threads: {threads} of {cores} cores (1-minute load average {os.getloadavg()[0]:.1f})")
     return threads
 
