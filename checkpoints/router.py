@@ -9,8 +9,8 @@ config, the training data files and this code all feed the hash, so a stale rout
 from __future__ import annotations
 
 import hashlib
-import math
 import json
+import math
 import os
 import random
 import sys
