@@ -184,7 +184,7 @@ class LoopGuard:
         self._last: str | None = None  # the last word, which the next delta may still extend
         self._word_scan = 0  # `_pending` from here on may still change its words
         self._boundary_scan = 0  # no sentence boundary can start before this
-        self._counts: Counter[tuple[str, ...]] = Counter()  # n-grams of `_items`
+        self._counts: dict[tuple[str, ...], int] = {}  # n-grams of `_items`
         self._counts_loop = False  # one of them occurs `max_repeats` times with the reply's
         self._first_repeat: int | None = None  # index into `_items` of the first n-gram seen before
         self._first_double: int | None = None  # index of the first word equal to the word before it
@@ -207,10 +207,12 @@ class LoopGuard:
         self._starts.append(start)
         if len(self._items) >= self.n:
             gram = tuple(self._items[-self.n:])
-            if self._first_repeat is None and (self._grams[gram] or self._counts[gram]):
+            # .get, not [ ]: a Counter's missing key goes through a Python-level __missing__
+            before, seen = self._grams.get(gram, 0), self._counts.get(gram, 0)
+            if self._first_repeat is None and (before or seen):
                 self._first_repeat = len(self._items) - self.n
-            self._counts[gram] += 1
-            if self._grams[gram] + self._counts[gram] >= self.max_repeats:
+            self._counts[gram] = seen + 1
+            if before + seen + 1 >= self.max_repeats:
                 self._counts_loop = True
 
     def _open_loops(self) -> bool:
@@ -220,7 +222,7 @@ class LoopGuard:
         if self._last is None or len(self._items) + 1 < self.n:
             return False
         gram = (*self._items[len(self._items) - self.n + 1:], self._last)
-        return self._grams[gram] + self._counts[gram] + 1 >= self.max_repeats
+        return self._grams.get(gram, 0) + self._counts.get(gram, 0) + 1 >= self.max_repeats
 
     def _release_early(self) -> str:
         """The part of the open sentence that may go now: up to the last n-1 units, and only while none of
