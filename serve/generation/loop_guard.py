@@ -247,10 +247,11 @@ class LoopGuard:
     def _first_boundary(self) -> int | None:
         text = self._pending
         start = self._boundary_scan
-        for match in _BOUNDARY.finditer(text, start):
-            if _LIST_MARKER.match(text[: match.end()].strip()):
-                continue  # "1." opens a list item; the sentence goes on
-            return match.end()
+        match = _BOUNDARY.search(text, start)  # as finditer: the next match starts where this one ended
+        while match is not None:
+            if not _LIST_MARKER.match(text[: match.end()].strip()):
+                return match.end()
+            match = _BOUNDARY.search(text, match.end())  # "1." opens a list item; the sentence goes on
         # Settled up to the trailing run of boundary characters: a later delta can only complete a match there.
         end = len(text)
         while end > start and text[end - 1] in _BOUNDARY_CHARS:
