@@ -11,6 +11,10 @@ content frame, and the client's own CPU share (if near 100 % of a core, the clie
     python bench/server_cost.py --hf-ratio                   # + SSE/direct ratio with the real hf engine
     python bench/server_cost.py --workers 2 --endpoints chat # several server processes on one port
 
+The engine writes distinct English-shaped words with a full stop every 16 (see serve/testing/zero_cost.py),
+so /v1/reply's loop guard lets every token through; the server gets reply.max_sentences = max_tokens/16 + 1,
+and any request that ends other than by length counts as an error.
+
 This machine is shared and noisy: CPU time per token is steadier than wall time; compare within a run.
 """
 
