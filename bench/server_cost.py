@@ -11,6 +11,10 @@ content frame, and the client's own CPU share (if near 100 % of a core, the clie
     python bench/server_cost.py --hf-ratio                   # + SSE/direct ratio with the real hf engine
     python bench/server_cost.py --workers 2 --endpoints chat # several server processes on one port
 
+The engine writes distinct English-shaped words with a full stop every 16 (see serve/testing/zero_cost.py),
+so /v1/reply's loop guard lets every token through; the server gets reply.max_sentences = max_tokens/16 + 1,
+and any request that ends other than by length counts as an error.
+
 This machine is shared and noisy: CPU time per token is steadier than wall time; compare within a run.
 """
 
@@ -40,6 +44,11 @@ PATHS = {"chat": "/v1/chat/completions", "reply": "/v1/reply"}
 # SSE frames per request that carry no content: chat = role + finish + [DONE]; reply = intent + done.
 OVERHEAD_FRAMES = {"chat": 3, "reply": 2}
 COMPLETION_RE = re.compile(rb'"completion_tokens": ?(\d+)')
+FINISH_RE = re.compile(rb'"finish_reason": ?"(\w+)"')
+# The engine's text ends a sentence every 16 tokens; /v1/reply's loop guard ends a reply after
+# reply.max_sentences sentences (5 by default), so the benchmark server allows as many as max_tokens can hold:
+# every request then streams max_tokens tokens through the guard, which checks every sentence as usual.
+SENTENCES_ENV = "CSREPLY_REPLY__MAX_SENTENCES"
 
 
 def request_body(endpoint: str, i: int, max_tokens: int, temperature: float = 1.0) -> bytes:
@@ -57,7 +66,8 @@ def request_body(endpoint: str, i: int, max_tokens: int, temperature: float = 1.
 
 
 # --------------------------------------------------------------------------- client (its own process)
-async def _one(host: str, port: int, path: str, body: bytes) -> tuple[int, int, str | None]:
+async def _one(host: str, port: int, path: str, body: bytes) -> tuple[int, int, str | None, str | None]:
+    """Tokens (the server's usage count), SSE frames, an error, and the finish reason of one request."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
         writer.write(b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
@@ -67,11 +77,13 @@ async def _one(host: str, port: int, path: str, body: bytes) -> tuple[int, int, 
             if first:
                 first = False
                 if not data.startswith(b"HTTP/1.1 200"):
-                    return 0, 0, data.split(b"\r\n", 1)[0].decode(errors="replace")
+                    return 0, 0, data.split(b"\r\n", 1)[0].decode(errors="replace"), None
             frames += data.count(b"data:")
             tail = (tail + data)[-4096:]
         found = COMPLETION_RE.findall(tail)
-        return (int(found[-1]), frames, None) if found else (0, frames, "no usage in the stream")
+        finish = FINISH_RE.findall(tail)
+        reason = finish[-1].decode() if finish else None
+        return (int(found[-1]), frames, None, reason) if found else (0, frames, "no usage in the stream", reason)
     finally:
         writer.close()
 
@@ -81,12 +93,14 @@ async def _client(host: str, port: int, endpoint: str, streams: int, per_stream:
     path = PATHS[endpoint]
     tokens = frames = requests = 0
     errors: list[str] = []
+    finish_reasons: dict[str, int] = {}
 
     async def worker(w: int) -> None:
         nonlocal tokens, frames, requests
         for r in range(per_stream):
-            got, seen, error = await _one(host, port, path, request_body(endpoint, w * per_stream + r, max_tokens,
-                                                                         temperature))
+            got, seen, error, reason = await _one(host, port, path,
+                                                  request_body(endpoint, w * per_stream + r, max_tokens, temperature))
+            finish_reasons[str(reason)] = finish_reasons.get(str(reason), 0) + 1
             tokens += got
             frames += seen
             requests += 1
@@ -96,8 +110,8 @@ async def _client(host: str, port: int, endpoint: str, streams: int, per_stream:
     cpu, wall = time.process_time(), time.perf_counter()
     await asyncio.gather(*(worker(w) for w in range(streams)))
     return {"tokens": tokens, "frames": frames, "requests": requests, "errors": len(errors),
-            "first_error": errors[0] if errors else None, "wall_s": time.perf_counter() - wall,
-            "client_cpu_s": time.process_time() - cpu}
+            "first_error": errors[0] if errors else None, "finish_reasons": finish_reasons,
+            "wall_s": time.perf_counter() - wall, "client_cpu_s": time.process_time() - cpu}
 
 
 def run_client(port: int, endpoint: str, streams: int, per_stream: int, max_tokens: int,
@@ -121,7 +135,7 @@ def free_port() -> int:
 
 class ServerProcess:
     def __init__(self, engine: str, workers: int = 1, per_token_chunks: bool = False, log: Path | None = None,
-                 tree: Path | None = None, extra_path: str | None = None):
+                 tree: Path | None = None, extra_path: str | None = None, max_sentences: int | None = None):
         self.port = free_port()
         tree = tree or Path(__file__).resolve().parents[1]
         cmd = [sys.executable, "-m", "serve.testing.server", "--engine", engine, "--port", str(self.port),
@@ -129,6 +143,8 @@ class ServerProcess:
         if per_token_chunks:
             cmd.append("--per-token-chunks")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tree), extra_path]))}
+        if max_sentences is not None:
+            env[SENTENCES_ENV] = str(max_sentences)
         self.log = open(log or os.devnull, "w")
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=self.log, cwd=tree)
 
@@ -175,10 +191,15 @@ def measure(server: ServerProcess, endpoint: str, streams: int, per_stream: int,
     result = run_client(server.port, endpoint, streams, per_stream, max_tokens)
     cpu = server.cpu_seconds() - before
     tokens = result["tokens"]
+    # Every request must run to max_tokens: a reply the loop guard ended early ("loop", "sentence_limit")
+    # would spread the per-request cost over a handful of tokens.
+    short = sum(n for reason, n in result["finish_reasons"].items() if reason != "length")
     content_frames = result["frames"] - OVERHEAD_FRAMES[endpoint] * result["requests"]
     return {
         "endpoint": endpoint, "streams": streams, "requests": result["requests"], "tokens": tokens,
-        "errors": result["errors"], "first_error": result["first_error"],
+        "errors": result["errors"] + short,
+        "first_error": result["first_error"] or (f"finish reasons {result['finish_reasons']}" if short else None),
+        "finish_reasons": result["finish_reasons"],
         "server_cpu_s": round(cpu, 3), "wall_s": round(result["wall_s"], 3),
         "us_per_token": round(cpu / tokens * 1e6, 2) if tokens else None,
         "tokens_per_s_per_core": round(tokens / cpu) if cpu and tokens else None,
@@ -291,7 +312,8 @@ def main() -> int:
     rows = []
     trees = {"current": None} if args.baseline is None else {"baseline": args.baseline.resolve(), "current": None}
     servers = {name: ServerProcess("zero-cost", args.workers, args.per_token_chunks, args.server_log, tree,
-                                   args.current_extra_path if name == "current" else None)
+                                   args.current_extra_path if name == "current" else None,
+                                   max_sentences=args.max_tokens // 16 + 1)
                for name, tree in trees.items()}
     try:
         for server in servers.values():

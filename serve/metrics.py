@@ -76,7 +76,16 @@ class Metrics:
         for cause in ("queue_full", "write_failed", "closed"):
             self.inbox_dropped.labels(cause=cause)
         self.source: Callable[[], Any] | None = None
+        self._stream_series: dict[str, tuple[Any, Any]] = {}
         r.register(_EngineCollector(self))
+
+    def stream_series(self, endpoint: str) -> tuple[Any, Any]:
+        """The endpoint's TTFT and ITL histograms, bound once: `labels()` takes a lock and checks the label
+        values on every call, and ITL is observed for every streamed chunk."""
+        series = self._stream_series.get(endpoint)
+        if series is None:
+            series = self._stream_series[endpoint] = (self.ttft.labels(endpoint), self.itl.labels(endpoint))
+        return series
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -169,7 +178,8 @@ class RequestObserver:
 
     `finish` is idempotent, so the handler may call it from every exit path."""
 
-    __slots__ = ("metrics", "endpoint", "started", "last", "first", "intent", "route", "variant", "finished")
+    __slots__ = ("metrics", "endpoint", "started", "last", "first", "intent", "route", "variant", "finished", "_ttft",
+                 "_itl")
 
     def __init__(self, metrics: Metrics, endpoint: str) -> None:
         self.metrics = metrics
@@ -180,6 +190,7 @@ class RequestObserver:
         self.route = "-"
         self.variant = "-"  # the engine-pool member that generated the reply (A/B), once known
         self.finished = False
+        self._ttft, self._itl = metrics.stream_series(endpoint)
 
     def routed(self, intent: str, route: str, router_s: float) -> None:
         self.intent, self.route = intent, route
@@ -192,9 +203,9 @@ class RequestObserver:
         now = time.perf_counter()
         if self.first is None:
             self.first = now
-            self.metrics.ttft.labels(self.endpoint).observe(now - self.started)
+            self._ttft.observe(now - self.started)
         else:
-            self.metrics.itl.labels(self.endpoint).observe(now - self.last)
+            self._itl.observe(now - self.last)
         self.last = now
 
     def tokens(self, prompt: int, completion: int) -> None:

@@ -6,6 +6,11 @@ request's `x-csreply-timeout` header up to the configured cap). Every wait on th
 cancel the HTTP layer's send instead of the engine wait). The drain at shutdown moves the deadline of every
 open stream to "now" with reason `shutdown`, so the streams end the same way: engine aborted, terminal
 event sent.
+
+A stream waits on its engine once per chunk, so `next` does not build an `asyncio.Timeout` (an object, a
+timer in the loop's heap and its cancellation) per chunk: one timer per stream, armed at the first wait,
+cancels the task only while it waits in `next`, which turns that cancellation into TimeoutError as
+`asyncio.timeout` does. Once the deadline has passed, `next` takes the plain `asyncio.timeout_at` path.
 """
 
 from __future__ import annotations
@@ -25,13 +30,17 @@ TIMEOUT_HEADER = "x-csreply-timeout"
 
 
 class StreamGuard:
-    __slots__ = ("registry", "deadline", "reason", "_timeout")
+    __slots__ = ("registry", "deadline", "reason", "_timeout", "_timer", "_waiting", "_expired", "_fired")
 
     def __init__(self, registry: StreamRegistry, deadline: float) -> None:
         self.registry = registry
         self.deadline = deadline
         self.reason: StopReason | None = None
         self._timeout: asyncio.Timeout | None = None
+        self._timer: asyncio.TimerHandle | asyncio.Handle | None = None  # the stream's deadline, for `next`
+        self._waiting: asyncio.Task[object] | None = None  # the task waiting in `next`, if one is
+        self._expired = False  # the deadline timer ran
+        self._fired = False  # ... and cancelled the waiting task
 
     def remaining(self) -> float:
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
@@ -40,15 +49,47 @@ class StreamGuard:
         """End the stream at its next (or current) engine wait."""
         if self.reason is None:
             self.reason = reason
-        self.deadline = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        self.deadline = loop.time()
         if self._timeout is not None and not self._timeout.expired():
             self._timeout.reschedule(self.deadline)
+        if self._timer is not None and not self._expired:
+            self._timer.cancel()
+            self._timer = loop.call_soon(self._on_deadline)
 
     def stop_reason(self) -> StopReason:
         return self.reason or "timeout"
 
     async def next(self, events: AsyncIterator[T]) -> T:
         """The next event, or TimeoutError when the deadline passes (or the drain stops the stream)."""
+        if self._expired:
+            return await self._next_under_timeout(events)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_at(self.deadline, self._on_deadline)
+        task = asyncio.current_task()
+        assert task is not None
+        cancelling = task.cancelling()
+        self._waiting = task
+        try:
+            return await anext(events)
+        except asyncio.CancelledError:
+            fired, self._fired = self._fired, False
+            if fired and task.uncancel() <= cancelling:
+                raise TimeoutError from None
+            raise
+        finally:
+            self._waiting = None
+            if self._fired:  # the timer cancelled the task, but the wait ended otherwise: take it back
+                self._fired = False
+                task.uncancel()
+
+    def _on_deadline(self) -> None:
+        self._expired = True
+        if self._waiting is not None:
+            self._fired = True
+            self._waiting.cancel()
+
+    async def _next_under_timeout(self, events: AsyncIterator[T]) -> T:
         async with asyncio.timeout_at(self.deadline) as timeout:
             self._timeout = timeout
             try:
@@ -67,6 +108,8 @@ class StreamGuard:
 
     def done(self) -> None:
         self.registry.active.discard(self)
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 class StreamRegistry:

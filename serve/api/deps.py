@@ -13,7 +13,9 @@ from serve.services import Services
 from serve.streams import StreamRegistry
 
 
-def get_services(request: Request) -> Services:
+# Both getters are `async def` though they never await: FastAPI runs a plain `def` dependency in the thread
+# pool, a thread hop per request for an attribute read.
+async def get_services(request: Request) -> Services:
     services: Services | None = getattr(request.app.state, "services", None)
     if services is None:
         raise BackendUnavailable("the server is starting: models are not loaded yet")
@@ -32,7 +34,7 @@ class Ops:
     streams: StreamRegistry
 
 
-def get_ops(request: Request) -> Ops:
+async def get_ops(request: Request) -> Ops:
     ops: Ops = request.app.state.ops
     return ops
 

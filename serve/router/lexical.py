@@ -15,8 +15,17 @@ import numpy as np
 from serve.router.encoding import normalize
 
 DIM = 1 << 18
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[a-z0-9']+")
+
+
+# crc32 continues from a running value: crc32(data, crc32(prefix)) == crc32(prefix + data), so each
+# feature's kind prefix ("c2:", "w:", ...) is hashed once here instead of formatted into every feature.
+_PREFIX = {kind: zlib.crc32(kind.encode()) for kind in ("c1:", "c2:", "c3:", "c4:", "w:", "b:")}
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)  # CJK Unified Ideographs and Extension A
+    return 0x3400 <= code <= 0x4DBF or 0x4E00 <= code <= 0x9FFF
 
 
 def features(text: str) -> Counter[int]:
@@ -24,17 +33,26 @@ def features(text: str) -> Counter[int]:
     t = normalize(text).lower()
     padded = f" {t} "
     grams: Counter[int] = Counter()
-    for n in (1, 2, 3, 4):
+    get, crc = grams.get, zlib.crc32
+    prefix = _PREFIX["c1:"]
+    for char in padded:
+        if _is_cjk(char):
+            key = crc(char.encode(), prefix) % DIM
+            grams[key] = get(key, 0) + 1
+    for n in (2, 3, 4):
+        prefix = _PREFIX[f"c{n}:"]
         for i in range(len(padded) - n + 1):
-            gram = padded[i : i + n]
-            if n == 1 and not _CJK.match(gram):
-                continue
-            grams[zlib.crc32(f"c{n}:{gram}".encode()) % DIM] += 1
+            key = crc(padded[i : i + n].encode(), prefix) % DIM
+            grams[key] = get(key, 0) + 1
     words = _WORD.findall(t)
+    prefix = _PREFIX["w:"]
     for w in words:
-        grams[zlib.crc32(f"w:{w}".encode()) % DIM] += 1
+        key = crc(w.encode(), prefix) % DIM
+        grams[key] = get(key, 0) + 1
+    prefix = _PREFIX["b:"]
     for a, b in zip(words, words[1:]):
-        grams[zlib.crc32(f"b:{a} {b}".encode()) % DIM] += 1
+        key = crc(f"{a} {b}".encode(), prefix) % DIM
+        grams[key] = get(key, 0) + 1
     return grams
 
 

@@ -53,7 +53,7 @@ def onnx_router(router_dir: Path, manifest: RouterManifest, settings: RouterSett
 
     variant = None if settings.variant == "auto" else settings.variant
     path = manifest.variant_path(router_dir, variant)
-    session = OnnxSession(path, settings.threads, settings.device)
+    session = OnnxSession(path, settings.threads, settings.device, settings.spin_wait)
     precision = manifest.variants[variant or manifest.default_variant].precision
     return model_router(f"onnx-{precision}", session, router_dir, manifest, settings)
 

@@ -12,7 +12,7 @@ logger = logging.getLogger(__name__)
 
 
 class OnnxSession:
-    def __init__(self, model_path: Path, threads: int | None = None, device: str = "cpu") -> None:
+    def __init__(self, model_path: Path, threads: int | None = None, device: str = "cpu", spin_wait: bool = False) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -20,6 +20,9 @@ class OnnxSession:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Spinning keeps every intra-op thread busy-waiting for a while after each run: on a server the event
+        # loop needs that core, and one classification cost twice the CPU with it (docs/performance.md).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin_wait else "0")
         providers = ["CPUExecutionProvider"]
         if device.startswith("cuda"):
             if "CUDAExecutionProvider" not in ort.get_available_providers():

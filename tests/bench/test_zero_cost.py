@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from serve.generation.base import ChatMessage, GenerationRequest
-from serve.testing.zero_cost import ZeroCostTestGenerator
+from serve.generation.loop_guard import LoopGuard, repeated_ngram
+from serve.testing.zero_cost import SENTENCE_WORDS, TOKEN_CHARS, ZeroCostTestGenerator
 
 
 def request(rid: str, tokens: int) -> GenerationRequest:
@@ -52,3 +53,17 @@ async def test_closing_a_stream_aborts_it_in_the_engine() -> None:
     await asyncio.sleep(0)  # the engine loop sees nothing left and ends
     text, _, final = await read(engine, "after", 3)  # and starts again for the next request
     assert final[2] == 3
+
+
+async def test_the_default_text_streams_whole_through_the_reply_loop_guard() -> None:
+    """The benchmark measures /v1/reply over every token: its text must never look like a loop."""
+    engine = ZeroCostTestGenerator()
+    text, _, final = await read(engine, "r", 256, lag_turns=1)
+    assert final == ["length", engine.prompt_tokens, 256]
+    assert len(text) == 256 * TOKEN_CHARS and text.count(".") == 256 // SENTENCE_WORDS
+    assert repeated_ngram(text, max_repeats=2) is None
+    guard = LoopGuard("en", max_sentences=256 // SENTENCE_WORDS + 1)
+    released = "".join(guard.push(text[i : i + TOKEN_CHARS]) for i in range(0, len(text), TOKEN_CHARS))
+    assert guard.tripped is None
+    assert released == text[: len(released)] and len(released) >= len(text) - SENTENCE_WORDS * TOKEN_CHARS
+    assert guard.finish("length")[1] == "length"

@@ -79,6 +79,16 @@ async def test_a_failure_after_the_first_token_ends_the_stream_and_is_not_retrie
     assert b.started == []
 
 
+async def test_closing_the_pool_stream_mid_reply_aborts_the_member_request() -> None:
+    a = ScriptedFakeGenerator(name="a")
+    pool = GeneratorPool([member("a", 1, a)])
+    req = request()
+    async with aclosing(pool.generate(req)) as chunks:
+        first = await anext(chunks)
+    assert first.text and first.finish_reason is None
+    assert a.aborted == [req.request_id] and a.finished == []
+
+
 async def test_a_bad_request_is_not_retried_on_another_member() -> None:
     a = ScriptedFakeGenerator(name="a", script=failing(InvalidRequest("prompt too long", param="messages")))
     b = ScriptedFakeGenerator(name="b")
