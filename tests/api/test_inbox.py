@@ -13,7 +13,7 @@ from tests.api.test_reply import fixed_reply, make_settings, open_client
 from tests.conftest import REDIS_URL, redis_available
 from tests.fakes import ScriptedFakeGenerator
 
-UNSURE = ["same problem as before, my id 11010519491231002X", "and also li.wei@example.com"]
+UNSURE = ["about the thing, 11010519491231002X", "and also li.wei@example.com"]
 
 
 async def send(client, message: str, session: str) -> dict:

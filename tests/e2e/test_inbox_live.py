@@ -15,7 +15,7 @@ from tests.e2e.fast_server import start_fast_server
 # The real router's decisions on these messages (the test asserts them, so a new router build that decides
 # otherwise shows up here as such, not as a redaction failure).
 CONVERSATION = [
-    ("same problem as before, my id 11010519491231002X", "clarify"),
+    ("about the thing, 11010519491231002X", "clarify"),
     ("and also li.wei@example.com", "handoff"),  # a second uncertain turn in a row: a human takes over
     ("I want to talk to a real person, call me on +86 138 1234 5678", "handoff"),
     ("转人工，我的手机号13812345678", "handoff"),
