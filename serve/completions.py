@@ -32,6 +32,7 @@ class CompletionParams:
     seed: int | None
     session_id: str | None = None
     variant: str | None = None
+    prefix: str = ""  # continue_final_message: the assistant's reply so far, continued, not streamed again
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,7 @@ class CompletionService:
                 seed=None if params.seed is None else params.seed + i,
                 affinity=params.session_id or params.request_id,
                 variant=params.variant,
+                prefix=params.prefix,
             )
             for i in range(params.n)
         ]

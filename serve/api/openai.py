@@ -73,10 +73,14 @@ def to_params(body: ChatCompletionRequest, variant: str | None = None) -> Comple
     messages = tuple(
         ChatMessage("system" if m.role == "developer" else m.role, m.text()) for m in body.messages
     )
+    prefix = ""
+    if body.continue_final_message:
+        prefix, messages = messages[-1].content, messages[:-1]
     max_tokens = body.max_completion_tokens if body.max_completion_tokens is not None else body.max_tokens
     return CompletionParams(
         request_id=f"chatcmpl-{secrets.token_hex(12)}",
         messages=messages,
+        prefix=prefix,
         max_tokens=max_tokens,
         temperature=body.temperature,
         top_p=body.top_p,

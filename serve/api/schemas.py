@@ -76,6 +76,10 @@ class ChatCompletionRequest(BaseModel):
     seed: int | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
+    # vLLM's and TGI's extension: the last message is an assistant reply already begun, to be continued (not
+    # streamed again); it needs add_generation_prompt false, as there (a new turn would not continue it).
+    continue_final_message: bool = False
+    add_generation_prompt: bool = True
     # Product extras of /v1/reply, accepted (and ignored) so one body can go to both endpoints.
     domain: Literal["telecom", "ecommerce"] | None = None
     session_id: str | None = Field(None, max_length=128)
@@ -96,6 +100,14 @@ class ChatCompletionRequest(BaseModel):
         for i, message in enumerate(self.messages):
             if message.role != "assistant" and not message.text().strip():
                 raise ValueError(f"messages[{i}].content is empty")
+        if self.continue_final_message:
+            if self.add_generation_prompt:
+                raise ValueError("continue_final_message needs add_generation_prompt false")
+            if len(self.messages) < 2 or self.messages[-1].role != "assistant" or not self.messages[-1].text().strip():
+                raise ValueError("continue_final_message needs a conversation that ends with an assistant message "
+                                 "with content")
+        elif not self.add_generation_prompt:
+            raise ValueError("add_generation_prompt false is only supported with continue_final_message true")
         if self.model_extra:
             refused = sorted(k for k, v in self.model_extra.items()
                              if k not in HARMLESS_FIELDS and not _neutral(k, v))

@@ -236,3 +236,28 @@ async def test_a_stream_closed_before_its_first_frame_still_aborts_and_frees_its
     await events.aclose()  # idempotent
     assert fake_generator.aborted == fake_generator.started
     assert runtime.admission.in_flight == 0
+
+
+async def test_continue_final_message_hands_the_assistant_text_to_the_engine_as_a_prefix(
+        client: httpx.AsyncClient, fake_generator: ScriptedFakeGenerator) -> None:
+    """vLLM's extension, which the openai pool backend uses with `prefill: true`: the last assistant message
+    is the start of the reply; the engine continues it and the stream carries only what follows."""
+    lead = "Your order A1 shows as shipped."
+    messages = [{"role": "user", "content": "where is my parcel today"}, {"role": "assistant", "content": lead}]
+    response = await client.post(URL, json={"messages": messages, "continue_final_message": True,
+                                            "add_generation_prompt": False})
+    assert response.status_code == 200, response.text
+    sent = fake_generator.requests[-1]
+    assert sent.prefix == lead and [m.role for m in sent.messages] == ["user"]
+    assert lead not in response.json()["choices"][0]["message"]["content"]
+
+
+@pytest.mark.parametrize("extra,expected", [
+    ({"continue_final_message": True}, "add_generation_prompt false"),
+    ({"continue_final_message": True, "add_generation_prompt": False}, "ends with an assistant message"),
+    ({"add_generation_prompt": False}, "only supported with continue_final_message"),
+])
+async def test_continue_final_message_misuse_is_a_400_that_says_why(client: httpx.AsyncClient, extra: dict,
+                                                                   expected: str) -> None:
+    response = await client.post(URL, json=body(**extra))
+    assert response.status_code == 400 and expected in response.text, response.text
