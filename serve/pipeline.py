@@ -260,7 +260,7 @@ class ReplyPipeline:
                 return
 
         messages = self.build_messages(request, intent.label, lang, history, max_tokens)
-        lead = fact_lead(self.library, request, intent.label, lang, self.settings.fact_lead)
+        lead = fact_lead(self.library, request, intent.label, lang, self.settings.fact_lead, history)
         slot = await self.admission.acquire(1, "reply")
         try:
             yield IntentEvent(intent, decision, lang, intent.uncertain_reason == "carried_over")
@@ -365,7 +365,7 @@ class ReplyPipeline:
         try:
             base = secrets.randbits(30)
             affinity = request.session_id or f"suggest-{base}"
-            lead = fact_lead(self.library, request, intent.label, lang, self.settings.fact_lead)
+            lead = fact_lead(self.library, request, intent.label, lang, self.settings.fact_lead, history)
             texts = await asyncio.gather(*(self._generate_text(messages, max_tokens, base + i, affinity, request.variant,
                                                                lang, lead)
                                            for i in range(n)))

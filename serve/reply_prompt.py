@@ -28,9 +28,16 @@ def build_messages(library: PromptLibrary, generator: Generator, request: ReplyR
         del kept[0]
 
 
-def fact_lead(library: PromptLibrary, request: ReplyRequest, intent: str, lang: str, enabled: bool) -> str:
-    """The intent's lead sentence rendered from the customer facts, or "" (off, no lead, no facts)."""
-    return library.lead(request.domain, lang, intent, request.context) if enabled else ""
+def fact_lead(library: PromptLibrary, request: ReplyRequest, intent: str, lang: str, enabled: bool,
+              history: tuple[ChatMessage, ...] = ()) -> str:
+    """The intent's lead sentence rendered from the customer facts, or "" (off, no lead, no facts, or an
+    earlier reply in this conversation already said it: a follow-up should not hear the same facts again)."""
+    if not enabled:
+        return ""
+    lead = library.lead(request.domain, lang, intent, request.context)
+    if lead and any(m.role == "assistant" and lead in m.content for m in history):
+        return ""
+    return lead
 
 
 def after_lead(lead: str, parts: list[str], text: str, lang: str) -> str:

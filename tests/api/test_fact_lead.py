@@ -113,3 +113,16 @@ def test_every_asked_fact_of_the_reply_set_is_in_its_lead() -> None:
         missing += [(case["intent"], fact) for fact in case["must_include"] if fact not in lead]
         assert library.lead(case["domain"], case["lang"], case["intent"], {}) == ""
     assert not missing
+
+
+async def test_a_follow_up_does_not_hear_the_same_facts_again(tmp_path: Path) -> None:
+    engine = ScriptedFakeGenerator(script=instructed)
+    async for client in client_for(tmp_path, engine):
+        first, _ = await reply(client, {**USAGE, "session_id": "lead-once"})
+        again, _ = await reply(client, {**USAGE, "session_id": "lead-once", "message": "and how much data is that?"})
+        assert first[0] == LEAD and "".join(again) == MORE  # the session's earlier reply already said it
+        assert engine.requests[-1].prefix == ""
+        other, _ = await reply(client, {**USAGE, "session_id": "lead-once",
+                                        "context": {"plan": "Flex 5GB", "data_left": "0.9 GB"},
+                                        "message": "how much data have i got left now?"})
+        assert other[0].startswith("You're on the Flex 5GB plan and have 0.9 GB")  # new facts: said again
