@@ -206,7 +206,7 @@ def _tune_decision(model: Any, encoder: Any, calibration: Any, dev: list[Example
     if config.thresholds.tune:
         probs = softmax(with_oos_bias(scores, calibration.oos_index, calibration.oos_bias))
         chosen, info = choose_thresholds(probs, dev, config.thresholds.max_uncertain_rate,
-                                         config.thresholds.uncertain_cost)
+                                         config.thresholds.uncertain_cost, config.thresholds.min_confidence_floor)
         log(f"uncertain thresholds on dev: confidence {chosen['min_confidence']:.2f}, margin {chosen['min_margin']:.2f}"
             f" (uncertain {info['dev_uncertain_rate']:.3f}, confident-wrong {info['dev_confident_wrong_rate']:.3f})")
         thresholds = {**chosen, "tuned_on_dev": info}

@@ -99,6 +99,7 @@ class Thresholds(_Strict):
     tune: bool = False
     max_uncertain_rate: float = Field(0.08, ge=0, le=1, description="cap on the dev uncertain rate when tuning")
     uncertain_cost: float = Field(0.5, gt=0, le=1, description="a clarifying question's cost vs a wrong reply")
+    min_confidence_floor: float = Field(0.0, ge=0, le=1, description="tuning never picks a lower min_confidence")
 
 
 class OutOfScopeConfig(_Strict):

@@ -64,13 +64,14 @@ def uncertain_mask(probs: np.ndarray, min_confidence: float, min_margin: float) 
 
 
 def choose_thresholds(probs: np.ndarray, dev: list[Example], max_uncertain_rate: float,
-                      uncertain_cost: float) -> tuple[dict[str, float], dict[str, Any]]:
-    """(min_confidence, min_margin) minimising confident-wrong + cost * uncertain on dev, uncertain capped."""
+                      uncertain_cost: float, min_confidence_floor: float = 0.0) -> tuple[dict[str, float], dict[str, Any]]:
+    """(min_confidence, min_margin) minimising confident-wrong + cost * uncertain on dev, uncertain capped;
+    min_confidence no lower than the floor."""
     gold = np.asarray([INTENT_INDEX[e.intent] for e in dev])
     wrong = probs.argmax(axis=1) != gold
     best: tuple[float, float, float, float] | None = None  # (objective, confidence, margin, uncertain rate)
     rows = []
-    for conf in CONFIDENCE_GRID:
+    for conf in [c for c in CONFIDENCE_GRID if c >= min_confidence_floor - 1e-9] or [max(CONFIDENCE_GRID)]:
         for margin in MARGIN_GRID:
             flagged = uncertain_mask(probs, conf, margin)
             rate = float(flagged.mean())
