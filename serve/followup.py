@@ -60,6 +60,10 @@ CARRY_OVER_TOP_K = 3
 # Labels a short follow-up often gets on its own ("I already restarted it" reads as chit-chat or out of
 # scope); for a follow-up they are re-decided with the conversation.
 FOLLOWUP_OVERRIDABLE = frozenset({"out_of_scope", "greeting_chitchat"})
+# Below this confidence a follow-up is also checked against the conversation: a router tuned to ask few
+# clarifying questions can be fairly sure of a wrong reading ("I have already restarted the router" as a
+# return) when the message alone says too little.
+FOLLOWUP_RECHECK_BELOW = 0.9
 
 
 def carry_over(intent: IntentResult, previous: str | None) -> IntentResult:

@@ -23,7 +23,7 @@ from dataclasses import replace
 from serve.admission import Admission
 from serve.config import Settings
 from serve.errors import BackendUnavailable, InvalidRequest
-from serve.followup import FOLLOWUP_OVERRIDABLE, carry_over, is_followup, script_lang
+from serve.followup import FOLLOWUP_OVERRIDABLE, FOLLOWUP_RECHECK_BELOW, carry_over, is_followup, script_lang
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
 from serve.inbox import FeedbackInbox
@@ -102,7 +102,8 @@ class ReplyPipeline:
         started = time.perf_counter()
         [intent] = await self.router.classify([request.message], top_k=5)
         followup = is_followup(request.message)
-        if intent.uncertain or (followup and intent.label in FOLLOWUP_OVERRIDABLE):
+        if intent.uncertain or (followup and (intent.label in FOLLOWUP_OVERRIDABLE
+                                              or intent.confidence < FOLLOWUP_RECHECK_BELOW)):
             intent = await self._follow_conversation(intent, request.message, followup, session, history)
         router_ms = (time.perf_counter() - started) * 1000
         lang = self._language(request, intent, session, history)
@@ -149,8 +150,10 @@ class ReplyPipeline:
     async def _previous_intent(self, session: Session | None,
                                history: tuple[ChatMessage, ...]) -> tuple[str | None, str | None]:
         """The conversation's last confident intent (from the session, else by classifying the history's
-        last customer message) and that customer message."""
-        last_user = next((m.content for m in reversed(history) if m.role == "user"), None)
+        last customer message) and the customer's recent messages (up to three: a follow-up of a follow-up
+        needs the turn that named the problem)."""
+        recent = [m.content for m in history if m.role == "user"][-3:]
+        last_user = "\n".join(recent) if recent else None
         if session is not None and session.last_intent is not None:
             return session.last_intent, last_user
         if last_user is None:
