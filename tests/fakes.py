@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from serve.errors import BackendUnavailable, ServeError
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.router.base import IntentResult, Ranked
+from serve.taxonomy import INTENTS
 
 Script = Callable[[GenerationRequest], list[GenerationChunk | ServeError]]
 
@@ -74,3 +76,31 @@ class ScriptedFakeGenerator:
 
     async def aclose(self) -> None:
         self.closed = True
+
+
+class ScriptedTestRouter:
+    """Test double for the router: a fixed (label, confidence) per text (below 0.5: uncertain), so pipeline
+    rules (follow-ups, the feedback inbox) are tested apart from any one router build."""
+
+    name = "scripted-test"
+
+    def __init__(self, answers: dict[str, tuple[str, float]]) -> None:
+        self.labels = INTENTS
+        self.answers = answers
+        self.asked: list[str] = []
+
+    async def classify(self, texts: list[str], top_k: int = 5) -> list[IntentResult]:
+        self.asked += texts
+        out = []
+        for text in texts:
+            label, confidence = self.answers.get(text, ("out_of_scope", 0.99))
+            unsure = confidence < 0.5  # the default build's threshold floor
+            out.append(IntentResult(label, confidence, (Ranked(label, confidence), Ranked("out_of_scope", 0.0)),
+                                    unsure, "low_confidence" if unsure else None, self.name, "en"))
+        return out
+
+    async def check_health(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None

@@ -9,7 +9,7 @@ from asgi_lifespan import LifespanManager
 from serve.app import create_app
 from serve.followup import is_followup, script_lang
 from tests.api.test_reply import fixed_reply, make_settings, open_client
-from tests.fakes import ScriptedFakeGenerator
+from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -61,36 +61,6 @@ async def test_without_a_conversation_a_bare_number_is_not_given_an_intent(tmp_p
     async for client in open_client(make_settings(tmp_path), engine):
         alone = await turn(client, "fresh", "SF1234567890", domain="ecommerce")
     assert alone["intent"]["carried_over"] is False
-
-
-class ScriptedTestRouter:
-    """Test double for the router: fixed (label, confidence) per text, so the pipeline's follow-up rule is
-    tested apart from any one router build."""
-
-    name = "scripted-test"
-
-    def __init__(self, answers: dict[str, tuple[str, float]]) -> None:
-        from serve.taxonomy import INTENTS
-
-        self.labels = INTENTS
-        self.answers = answers
-        self.asked: list[str] = []
-
-    async def classify(self, texts: list[str], top_k: int = 5) -> list:
-        from serve.router.base import IntentResult, Ranked
-
-        self.asked += texts
-        out = []
-        for text in texts:
-            label, confidence = self.answers.get(text, ("out_of_scope", 0.99))
-            out.append(IntentResult(label, confidence, (Ranked(label, confidence),), False, None, self.name, "en"))
-        return out
-
-    async def check_health(self) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
 
 
 @pytest.mark.parametrize("confidence,expected", [(0.45, "network_fault"), (0.95, "return_exchange")])

@@ -1,19 +1,33 @@
-"""The feedback inbox wired into the app (the real default router, in process): off by default it writes
-nothing; on with the Redis backend, a conversation's clarify and handoff rows reach a real Redis, redacted."""
+"""The feedback inbox wired into the app (in process): off by default it writes nothing; on with the Redis
+backend, a conversation's clarify and handoff rows reach a real Redis, redacted. The router is a scripted
+test double here, so the rows do not depend on one router build (tests/e2e/test_inbox_live.py runs the
+real one)."""
 
 from __future__ import annotations
 
 import json
 import uuid
 
+import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 
+from serve.app import create_app
 from serve.config import FeedbackInboxSettings, SessionSettings
-from tests.api.test_reply import fixed_reply, make_settings, open_client
+from tests.api.test_reply import fixed_reply, make_settings
 from tests.conftest import REDIS_URL, redis_available
-from tests.fakes import ScriptedFakeGenerator
+from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 UNSURE = ["about the thing, 11010519491231002X", "and also li.wei@example.com"]
+HUMAN = "I want to talk to a real person, call me on +86 138 1234 5678"
+ANSWERS = {UNSURE[0]: ("order_tracking", 0.3), UNSURE[1]: ("out_of_scope", 0.4), HUMAN: ("contact_human", 0.99)}
+
+
+async def open_client(settings, generator):
+    app = create_app(settings, generator=generator, router=ScriptedTestRouter(ANSWERS))
+    async with LifespanManager(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+            yield client
 
 
 async def send(client, message: str, session: str) -> dict:
@@ -41,7 +55,7 @@ async def test_redis_backend_receives_the_conversation_redacted_and_capped(tmp_p
     settings = make_settings(tmp_path, sessions=SessionSettings(backend="redis", redis_url=REDIS_URL),
                              feedback_inbox=FeedbackInboxSettings(enabled=True, backend="redis", key=key, max_rows=2))
     assert settings.inbox_redis_url == REDIS_URL  # the sessions' Redis, as none is given for the inbox
-    messages = [*UNSURE, "I want to talk to a real person, call me on +86 138 1234 5678"]
+    messages = [*UNSURE, HUMAN]
     async for client in open_client(settings, ScriptedFakeGenerator(script=fixed_reply)):
         routes = [(await send(client, m, f"s-{key}"))["intent"]["route"] for m in messages]
     assert routes == ["clarify", "handoff", "handoff"]
