@@ -274,12 +274,21 @@ class ReplyPipeline:
             )
             parts: list[str] = []
             ttft = 0.0
+
+            def add(text: str) -> str:
+                """One delta of the reply: the first one sets TTFT; the model's first words follow the lead."""
+                nonlocal ttft
+                if not parts:
+                    ttft = elapsed()
+                elif lead and len(parts) == 1:
+                    text = after_lead(text, lang)
+                parts.append(text)
+                return text
+
             guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
             if lead:  # the facts go first, before the engine has even started
                 guard.seed(lead)
-                ttft = elapsed()
-                parts.append(lead)
-                yield DeltaEvent(lead)
+                yield DeltaEvent(add(lead))
             final = None
             steps = 0
             try:
@@ -289,11 +298,7 @@ class ReplyPipeline:
                         near_limit = steps >= max_tokens - min(NEAR_LIMIT_TOKENS, max_tokens // 4)
                         released = guard.push(chunk.text, near_limit) if chunk.text else ""
                         if released:
-                            if not parts:
-                                ttft = elapsed()
-                            released = after_lead(lead, parts, released, lang)
-                            parts.append(released)
-                            yield DeltaEvent(released)
+                            yield DeltaEvent(add(released))
                         if chunk.finish_reason:
                             final = chunk
                         if guard.tripped:
@@ -304,19 +309,14 @@ class ReplyPipeline:
                 # Last resort: no generator could start the reply, so the intent's reviewed template answers.
                 logger.error("reply.generator_unavailable fallback=template error=%s", exc.message)
                 template = self.library.template_reply(request.domain, lang, intent.label, request.context)
-                text = after_lead(lead, parts, template, lang)
-                yield DeltaEvent(text)
-                text = "".join(parts) + text
+                yield DeltaEvent(add(template))
+                text = "".join(parts)
                 await self._remember(session, request, intent, decision, text)
-                yield done("stop", ttft=ttft or elapsed(), fallback="template:generator_unavailable")
+                yield done("stop", ttft=ttft, fallback="template:generator_unavailable")
                 return
             tail, finish = guard.finish(final.finish_reason if final else None)
             if tail:
-                if not parts:
-                    ttft = elapsed()
-                tail = after_lead(lead, parts, tail, lang)
-                parts.append(tail)
-                yield DeltaEvent(tail)
+                yield DeltaEvent(add(tail))
         finally:
             slot.release()
         text = "".join(parts)
@@ -387,7 +387,7 @@ class ReplyPipeline:
                                     affinity=affinity, variant=variant, prefix=lead)
         guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
         guard.seed(lead)
-        parts = [lead]
+        parts = []
         final = None
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
@@ -396,4 +396,5 @@ class ReplyPipeline:
                 if guard.tripped:
                     break
         tail, _ = guard.finish(final)
-        return lead + after_lead(lead, [lead], "".join(parts[1:]) + tail, lang)
+        text = "".join(parts) + tail
+        return lead + after_lead(text, lang) if lead else text

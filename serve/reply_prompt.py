@@ -40,9 +40,9 @@ def fact_lead(library: PromptLibrary, request: ReplyRequest, intent: str, lang: 
     return lead
 
 
-def after_lead(lead: str, parts: list[str], text: str, lang: str) -> str:
+def after_lead(text: str, lang: str) -> str:
     """The model's first words after an English lead start a new sentence: they need a space (an engine
     continuing the prefix writes one itself; a server told about the lead in words does not)."""
-    if lead and len(parts) == 1 and lang != "zh" and text and not text[0].isspace():
+    if lang != "zh" and text and not text[0].isspace():
         return " " + text
     return text
