@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from checkpoints.router_config import DataConfig, ExtraData
-from serve.evaluation.datasets import Example, load_intent_jsonl
+from serve.evaluation.datasets import Example, load_intent_jsonl, text_key
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -43,12 +43,6 @@ def split_train_dev(examples: list[Example], dev_fraction: float, seed: int) -> 
 
 class DataError(ValueError):
     """A data file named by the build config is missing or malformed; one line says which and why."""
-
-
-def text_key(text: str) -> str:
-    """Case, spaces and punctuation ignored; a message of symbols alone ("???", "👍👍") is its own key, not ""
-    (otherwise every emoji-only message would count as a duplicate of every other)."""
-    return re.sub(r"[\W_]+", "", text.lower()) or re.sub(r"\s+", "", text)
 
 
 @dataclass

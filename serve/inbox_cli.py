@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from serve.config import InboxReason, Settings
+from serve.evaluation.datasets import text_key
 from serve.inbox import rotated
 
 EXPORT_FIELDS = ("text", "lang", "intent", "predicted", "confidence", "reason")
@@ -161,8 +161,3 @@ def export(rows: list[dict[str, Any]], out: Path) -> tuple[int, int]:
             labelled["intent"] = None
             fh.write(json.dumps(labelled, ensure_ascii=False) + "\n")
     return len(chosen), len(rows) - len(chosen)
-
-
-def text_key(text: str) -> str:
-    """Case, spaces and punctuation ignored, as the router build de-duplicates its training messages."""
-    return re.sub(r"[\W_]+", "", text.lower()) or re.sub(r"\s+", "", text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +20,13 @@ class Example:
     intent: str
     lang: str
     source: str = ""  # where the row came from (a file's `source` field); eval breaks metrics down by it
+
+
+def text_key(text: str) -> str:
+    """Case, spaces and punctuation ignored: the router build's duplicate test and the inbox's grouping key.
+    A message of symbols alone ("???", "👍👍") is its own key, not "" (otherwise every emoji-only message
+    would count as a duplicate of every other)."""
+    return re.sub(r"[\W_]+", "", text.lower()) or re.sub(r"\s+", "", text)
 
 
 def jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from checkpoints.router_config import load_router_config
-from checkpoints.router_data import resolve, text_key
+from checkpoints.router_data import resolve
+from serve.evaluation.datasets import text_key
 from serve.taxonomy import INTENT_INDEX
 
 REPO = Path(__file__).resolve().parents[3]
