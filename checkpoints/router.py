@@ -63,8 +63,12 @@ def is_current(out_dir: Path, config: RouterBuildConfig) -> bool:
     return data.get("build_hash") == build_hash(config) and files_ok
 
 
+_STARTED = time.perf_counter()
+
+
 def log(message: str) -> None:
-    print(f"[build-router] {message}", file=sys.stderr, flush=True)
+    # seconds since the build command started: shows where a slow build spends its time
+    print(f"[build-router {time.perf_counter() - _STARTED:5.0f}s] {message}", file=sys.stderr, flush=True)
 
 
 def build_threads(configured: int | None) -> int:
