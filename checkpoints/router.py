@@ -76,16 +76,37 @@ def build_threads(configured: int | None) -> int:
 
     Measured on the shared 2-core machine at load ~8: two threads ran 5-7 s per batch (a third of the time in
     the kernel: the threads spin-wait for each other while the scheduler hands their core to someone else),
-    one thread 0.5-1 s. On an idle machine two threads are faster, so the choice is made at start from the
-    load average. The 1-minute average still carries the work that just ended (`make setup` installs the
-    packages right before the build), so a core counts as free when it is more than a quarter idle."""
+    one thread 0.5-1 s. On an idle machine two threads are faster, so the choice is made at start from how
+    busy the cores are right now (half a second of /proc/stat). The 1-minute load average, the fallback
+    where /proc/stat is missing, still carries work that just ended (`make setup` installs packages right
+    before the build): it chose one thread for a build started a second after another one."""
     if configured:
         return configured
     cores = max(1, os.cpu_count() or 1)
-    free = cores - os.getloadavg()[0]
-    threads = max(1, min(cores, math.ceil(free - 0.25)))
-    log(f"threads: {threads} of {cores} cores (1-minute load average {os.getloadavg()[0]:.1f})")
+    busy = busy_cores(0.5)
+    source = "busy now"
+    if busy is None:
+        busy, source = os.getloadavg()[0], "1-minute load average"
+    threads = max(1, min(cores, math.ceil(cores - busy - 0.25)))  # a core counts as free when a quarter idle
+    log(f"threads: {threads} of {cores} cores ({source} {busy:.1f})")
     return threads
+
+
+def busy_cores(seconds: float) -> float | None:
+    """Cores in use over the next `seconds`, from the kernel's CPU time counters (None off Linux)."""
+    def sample() -> tuple[int, int]:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields), idle
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    if total1 <= total0:
+        return None
+    return (os.cpu_count() or 1) * (1 - (idle1 - idle0) / (total1 - total0))
 
 
 def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False) -> Path:
