@@ -153,9 +153,7 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     log(f"tokenizer: {vocab_size} tokens ({added} CJK characters added)")
     train_encoder = TextEncoder(staged / "tokenizer.json", config.training.max_length)
 
-    # Eager attention for training: on CPU the backward pass of the SDPA kernel took twice as long as the
-    # eager one (same loss to 4 decimals), and training is most of the build's time.
-    encoder = load_encoder(source, vocab_size, attn_implementation="eager")
+    encoder = load_encoder(source, vocab_size)
     encoder_config: Any = encoder.config  # a transformers config (mypy sees torch.nn attribute lookups)
     model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
     _train(model, train_encoder, data, config)
