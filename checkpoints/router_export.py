@@ -87,25 +87,30 @@ def _variant(path: Path, precision: str, reference: np.ndarray, encoder: TextEnc
             "max_abs_logit_diff_vs_torch": diff, **extra}
 
 
-def evaluate_variant(path: Path, encoder: TextEncoder, calibration: Any, examples: list[Example],
-                     thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Accuracy and macro-F1 of one ONNX file through the serving path (tokeniser, calibration, ensemble);
-    with `thresholds`, also the uncertain rate (the share that would get a clarifying question)."""
-    from checkpoints.router_decision import uncertain_mask
+def variant_logits(path: Path, encoder: TextEncoder, texts: list[str]) -> np.ndarray:
+    """Logits of one ONNX file for `texts`, in their order; batched by length so little is padding."""
     from serve.router.onnx import OnnxSession
 
     session = OnnxSession(path, torch_threads())
-    preds: list[str] = []
-    flagged = 0
-    for i in range(0, len(examples), 64):
-        texts = [e.text for e in examples[i : i + 64]]
-        batch = encoder.encode(texts)
-        probs = calibration.probabilities(session.logits(batch.input_ids, batch.attention_mask), texts)
-        preds.extend(INTENTS[j] for j in probs.argmax(axis=1))
-        if thresholds:
-            flagged += int(uncertain_mask(probs, thresholds["min_confidence"], thresholds["min_margin"]).sum())
-    result = summarize(examples, preds)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros((len(texts), len(INTENTS)), dtype=np.float32)
+    for i in range(0, len(texts), 64):
+        idx = order[i : i + 64]
+        batch = encoder.encode([texts[j] for j in idx])
+        out[idx] = session.logits(batch.input_ids, batch.attention_mask)
+    return out
+
+
+def score_variant(logits: np.ndarray, calibration: Any, examples: list[Example],
+                  thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Accuracy and macro-F1 through the serving path's calibration and ensemble; with `thresholds`, also
+    the uncertain rate (the share that would get a clarifying question)."""
+    from checkpoints.router_decision import uncertain_mask
+
+    probs = calibration.probabilities(logits, [e.text for e in examples])
+    result = summarize(examples, [INTENTS[j] for j in probs.argmax(axis=1)])
     if thresholds:
+        flagged = int(uncertain_mask(probs, thresholds["min_confidence"], thresholds["min_margin"]).sum())
         result["uncertain_rate"] = flagged / max(1, len(examples))
     return result
 

@@ -30,23 +30,32 @@ def _sparse(examples: list[Example]):  # -> torch sparse [n, DIM], L2-normalised
 
 
 def train_lexical(train: list[Example], noise_prob: float, seed: int, steps: int = 60) -> LexicalHead:
-    """Multinomial logistic regression, full batch (Adam), on the data plus one noisy view of it."""
+    """Multinomial logistic regression, full batch (Adam), on the data plus one noisy view of it.
+
+    The gradient is written out (softmax minus one-hot, through the CSR matrix and its transpose) instead of
+    autograd through a COO `sparse.mm`: the same weights to 1e-5, 45 s -> 6 s for 47,000 rows on 2 cores."""
+    import warnings
+
     import torch
 
     data = train + maybe_noisy(train, max(noise_prob, 0.5), random.Random(seed))
     x = _sparse(data)
-    y = torch.tensor([INTENT_INDEX[e.intent] for e in data])
-    weights = torch.zeros(DIM, len(INTENTS), requires_grad=True)
-    bias = torch.zeros(len(INTENTS), requires_grad=True)
+    with warnings.catch_warnings():  # "sparse CSR support is in beta": only mm and transpose are used
+        warnings.simplefilter("ignore", UserWarning)
+        x_csr, xt_csr = x.to_sparse_csr(), x.t().coalesce().to_sparse_csr()
+    onehot = torch.nn.functional.one_hot(torch.tensor([INTENT_INDEX[e.intent] for e in data]), len(INTENTS)).float()
+    weights = torch.zeros(DIM, len(INTENTS))
+    bias = torch.zeros(len(INTENTS))
     optimizer = torch.optim.Adam([weights, bias], lr=0.05)
     for _ in range(steps):
-        optimizer.zero_grad()
-        loss = torch.nn.functional.cross_entropy(torch.sparse.mm(x, weights) + bias, y)
-        (loss + 1e-6 * (weights * weights).sum()).backward()
+        # d/dlogits of the mean cross-entropy; the 1e-6 L2 term adds 2e-6 * weights
+        g = (torch.softmax(x_csr @ weights + bias, dim=1) - onehot) / len(data)
+        weights.grad = xt_csr @ g + 2e-6 * weights
+        bias.grad = g.sum(0)
         optimizer.step()
-    w = weights.detach().numpy()
+    w = weights.numpy()
     used = np.flatnonzero(np.abs(w).sum(axis=1) > 0)  # features never seen stay exactly zero
-    return LexicalHead(used, w[used], bias.detach().numpy())
+    return LexicalHead(used, w[used], bias.numpy())
 
 
 def choose_weight(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray,
