@@ -56,12 +56,20 @@ class DataConfig(_Strict):
     dev_fraction: float = Field(0.1, gt=0, lt=0.5)
     extra_data: list[ExtraData] = []
     noise_prob: float = Field(0.3, ge=0, le=1, description="chance a message is seen as a noisy variant per epoch")
+    # expected times each row of a `train` file is seen per epoch (default 1; 0.5: a fresh half every epoch)
+    train_weights: dict[str, float] = {}
 
     @model_validator(mode="after")
     def _unique_names(self) -> DataConfig:
         names = [e.display_name for e in self.extra_data]
         if len(names) != len(set(names)):
             raise ValueError(f"extra_data names must be unique (got {names}); set `name:`")
+        unknown = sorted(set(self.train_weights) - set(self.train))
+        if unknown:
+            raise ValueError(f"train_weights names files that are not in train: {unknown}")
+        bad = {k: v for k, v in self.train_weights.items() if not 0 < v <= 10}
+        if bad:
+            raise ValueError(f"train_weights must be in (0, 10]: {bad}")
         return self
 
 

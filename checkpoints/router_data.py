@@ -117,11 +117,12 @@ def load_training_data(config: DataConfig, seed: int) -> TrainingData:
         rows = [Example(e.text, e.intent, e.lang, Path(path).stem)
                 for e in fresh(load_jsonl(_require(path, "training file")))]
         train, dev = split_train_dev(rows, config.dev_fraction, seed)
+        weight = config.train_weights.get(path, 1.0)
         data.train += train
-        data.weights += [1.0] * len(train)
+        data.weights += [weight] * len(train)
         data.dev += dev
         data.sources.append({"name": Path(path).stem, "path": path, "kind": "team", "rows": len(rows),
-                             "train": len(train), "dev": len(dev), "weight": 1.0})
+                             "train": len(train), "dev": len(dev), "weight": weight})
     for source in config.extra_data:
         rows = fresh(load_extra(source))
         fraction = config.dev_fraction if source.dev_fraction is None else source.dev_fraction

@@ -99,3 +99,17 @@ def test_shipped_configs_validate_and_only_public_reads_outside_the_project() ->
     assert default.data.extra_data == [] and not any(".." in p for p in default.data.train)
     assert {e.display_name for e in public.data.extra_data} == {"banking77", "clinc150", "bitext"}
     assert all(e.label_map and e.label_field == "source_label" for e in public.data.extra_data)
+
+
+def test_a_team_file_can_be_weighted_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
+    path = _config(tmp_path, [])
+    raw = yaml.safe_load(path.read_text())
+    team = raw["data"]["train"][0]
+    raw["data"]["train_weights"] = {team: 0.4}
+    path.write_text(yaml.safe_dump(raw))
+    data = load_training_data(load_router_config(path).data, seed=1)
+    assert set(data.weights) == {0.4} and data.sources[0]["weight"] == 0.4
+    raw["data"]["train_weights"] = {"data/intents/not_listed.jsonl": 0.5}
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="not in train"):
+        load_router_config(path)
