@@ -85,7 +85,7 @@ def _eval_router(args: argparse.Namespace) -> int:
         return 2
     return run_eval(args.data, args.backend, settings, args.json, args.compare, args.confusion,
                     args.latency_samples, args.errors, args.report, args.label_map, args.label_field,
-                    args.dataset)
+                    args.dataset, args.by)
 
 
 def _eval_replies(args: argparse.Namespace) -> int:
@@ -168,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "target_intent|intent, optional dataset)")
     router.add_argument("--label-field", default="label", help="the JSONL field holding the foreign label")
     router.add_argument("--dataset", help="use only the label-map rows of this dataset")
+    router.add_argument("--by", default="source", metavar="FIELD",
+                        help="break the report down by this JSONL field (default: source; with --label-map, "
+                             "the --label-field gives accuracy per foreign label)")
     router.add_argument("--router-dir", type=Path, help="a build-router output (default: the embedded router)")
     router.add_argument("--latency-samples", type=int, default=200)
     router.add_argument("--config", type=Path)

@@ -43,16 +43,17 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
             yield n, row
 
 
-def load_intent_jsonl(path: Path) -> list[Example]:
+def load_intent_jsonl(path: Path, source_field: str = "source") -> list[Example]:
     """Rows without an intent (null or empty) are skipped and counted on stderr; malformed lines and unknown
-    intents are errors naming the line. The router build reads its `extra_data` files through this."""
-    examples, unlabelled = read_intent_jsonl(path)
+    intents are errors naming the line. The router build reads its `extra_data` files through this.
+    `source_field`: the field that names where a row came from (reports break metrics down by it)."""
+    examples, unlabelled = read_intent_jsonl(path, source_field)
     if unlabelled:
         print(f"{path}: {unlabelled} rows without an intent were skipped", file=sys.stderr)
     return examples
 
 
-def read_intent_jsonl(path: Path) -> tuple[list[Example], int]:
+def read_intent_jsonl(path: Path, source_field: str = "source") -> tuple[list[Example], int]:
     """The labelled rows and how many rows were left unlabelled (`intent` null, missing or empty: a labelling
     file exported from the feedback inbox keeps the rows nobody has labelled yet)."""
     examples, unlabelled = [], 0
@@ -66,5 +67,6 @@ def read_intent_jsonl(path: Path) -> tuple[list[Example], int]:
             continue
         if intent not in INTENT_INDEX:
             raise ValueError(f"{path}:{n}: unknown intent {intent!r}")
-        examples.append(Example(text, intent, str(row.get("lang") or detect_lang(text)), str(row.get("source") or "")))
+        lang = str(row.get("lang") or detect_lang(text))
+        examples.append(Example(text, intent, lang, str(row.get(source_field) or "")))
     return examples, unlabelled

@@ -69,7 +69,8 @@ def load_label_mapping(path: Path, dataset: str | None = None) -> LabelMapping:
 
 
 def load_mapped_jsonl(path: Path, mapping: LabelMapping, label_field: str = "label",
-                      lang: str | None = None, source: str | None = None) -> list[Example]:
+                      lang: str | None = None, source: str | None = None, source_field: str = "source"
+                      ) -> list[Example]:
     """Rows `{"text", <label_field>, ["lang"]}` with their labels mapped; rows mapped to no intent are skipped.
     Labels the mapping does not cover are an error that lists them (a silent skip would hide a typo)."""
     examples: list[Example] = []
@@ -86,7 +87,7 @@ def load_mapped_jsonl(path: Path, mapping: LabelMapping, label_field: str = "lab
             continue
         if intent is not None:
             row_lang = lang or str(row.get("lang") or detect_lang(text))
-            examples.append(Example(text, intent, row_lang, source or str(row.get("source") or "")))
+            examples.append(Example(text, intent, row_lang, source or str(row.get(source_field) or "")))
     if unknown:
         listed = ", ".join(f"{k} ({v})" for k, v in sorted(unknown.items())[:10])
         raise ValueError(f"{path}: {len(unknown)} labels are not in the label mapping: {listed}")

@@ -164,20 +164,22 @@ def evaluate(backend: IntentClassifier, examples: list[Example], latency_samples
 
 
 def load_examples(data: Path, label_map: Path | None = None, label_field: str = "label",
-                  dataset: str | None = None) -> list[Example]:
-    """Our own `intent`-labelled JSONL, or (with `label_map`) a set labelled in another scheme."""
+                  dataset: str | None = None, by: str = "source") -> list[Example]:
+    """Our own `intent`-labelled JSONL, or (with `label_map`) a set labelled in another scheme; `by` names the
+    field the per-source breakdown groups on (with a label map, the foreign label itself is a useful one)."""
     if label_map is None:
-        return load_intent_jsonl(data)
+        return load_intent_jsonl(data, by)
     from serve.evaluation.label_mapping import load_label_mapping, load_mapped_jsonl
 
-    return load_mapped_jsonl(data, load_label_mapping(label_map, dataset), label_field)
+    return load_mapped_jsonl(data, load_label_mapping(label_map, dataset), label_field, source_field=by)
 
 
 def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None, compare: str | None,
              confusion: Path | None, latency_samples: int, errors: int = 10, report: Path | None = None,
-             label_map: Path | None = None, label_field: str = "label", dataset: str | None = None) -> int:
+             label_map: Path | None = None, label_field: str = "label", dataset: str | None = None,
+             by: str = "source") -> int:
     try:
-        examples = load_examples(data, label_map, label_field, dataset)
+        examples = load_examples(data, label_map, label_field, dataset, by)
     except ValueError as exc:
         print(f"csreply eval router: {exc}", file=sys.stderr)
         return 2
@@ -186,7 +188,7 @@ def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None
         return 2
     first = evaluate(make_backend(backend, settings), examples, latency_samples, errors)
     print_summary(first)
-    output: dict[str, Any] = {**first, "data": str(data)}
+    output: dict[str, Any] = {**first, "data": str(data), "source_field": by}
     if label_map:
         output["label_map"] = {"file": str(label_map), "field": label_field, "dataset": dataset}
     md = report or (json_out.with_suffix(".md") if json_out else None)

@@ -94,7 +94,7 @@ def markdown_report(result: dict[str, Any], data: str) -> str:
         str(result["n"]), _pct(result["accuracy"]), _pct(result["macro_f1"]), _pct(result["uncertain_rate"]),
         _pct(result.get("out_of_scope_precision")), _pct(result.get("out_of_scope_recall")),
         f"{lat['p50']:.2f}", f"{lat['p99']:.2f}"]])
-    for key, title in (("per_lang", "language"), ("per_source", "source")):
+    for key, title in (("per_lang", "language"), ("per_source", result.get("source_field") or "source")):
         parts = result.get(key) or {}
         if not parts:
             continue

@@ -89,3 +89,21 @@ def test_cli_writes_errors_sources_and_markdown(tmp_path: Path, capsys: pytest.C
         png = out.with_suffix(suffix)
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000
         assert f"]({png.name})" in report
+
+
+def test_cli_breaks_down_by_another_field(tmp_path: Path) -> None:
+    """`--by source_label`: accuracy per foreign label, the error analysis a mapped set needs."""
+    data = tmp_path / "set.jsonl"
+    rows = [("where is my parcel", "where_is_it"), ("parcel where", "where_is_it"),
+            ("I want my money back for the order", "money_back"), ("what's the weather in paris", "weather")]
+    data.write_text("".join(json.dumps({"text": t, "source_label": lab, "source": "x"}) + "\n" for t, lab in rows))
+    out = tmp_path / "r.json"
+    code = main(["eval", "router", "--data", str(data), "--backend", "rules", "--label-map",
+                 str(_mapping_csv(tmp_path)), "--dataset", "shop", "--label-field", "source_label",
+                 "--by", "source_label", "--json", str(out), "--latency-samples", "2"])
+    assert code == 0
+    result = json.loads(out.read_text())
+    assert result["source_field"] == "source_label"
+    assert set(result["per_source"]) == {"where_is_it", "money_back", "weather"}
+    assert result["per_source"]["where_is_it"]["n"] == 2
+    assert "## By source_label" in out.with_suffix(".md").read_text()
