@@ -329,8 +329,9 @@ def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConf
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             scheduler.step()
-            total_loss += loss.item()
-            bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
+            step_loss = loss.item()
+            total_loss += step_loss
+            bar.set_postfix(loss=f"{step_loss:.3f}", refresh=False)
         # dev is measured once, after the last epoch (_calibrate): a dev pass per epoch cost 15 s each, and the
         # linear decay to zero made the last epoch the best in every build measured
         log(f"epoch {epoch + 1}: mean training loss {total_loss / max(1, len(batches)):.4f}")
@@ -350,19 +351,17 @@ def length_bucketed_batches(lengths: list[int], batch_size: int, rng: random.Ran
     return batches
 
 
-def _logits(model: Any, encoder: Any, texts: list[str], batch_size: int = 64) -> Any:
-    import numpy as np
+def _logits(model: Any, encoder: Any, texts: list[str]) -> Any:
     import torch
 
+    from checkpoints.router_export import length_sorted_logits
+
+    def forward(input_ids: Any, attention_mask: Any) -> Any:
+        return model(torch.from_numpy(input_ids), torch.from_numpy(attention_mask)).float().numpy()
+
     model.eval()
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch with little padding
-    out = np.zeros((len(texts), len(INTENTS)), dtype=np.float32)
     with torch.inference_mode():
-        for i in range(0, len(texts), batch_size):
-            idx = order[i : i + batch_size]
-            batch = encoder.encode([texts[j] for j in idx])
-            out[idx] = model(torch.from_numpy(batch.input_ids), torch.from_numpy(batch.attention_mask)).float().numpy()
-    return out
+        return length_sorted_logits(encoder, texts, forward)
 
 
 def _report(logits: Any, examples: list[Example]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,18 +88,24 @@ def _variant(path: Path, precision: str, reference: np.ndarray, encoder: TextEnc
             "max_abs_logit_diff_vs_torch": diff, **extra}
 
 
-def variant_logits(path: Path, encoder: TextEncoder, texts: list[str]) -> np.ndarray:
-    """Logits of one ONNX file for `texts`, in their order; batched by length so little is padding."""
-    from serve.router.onnx import OnnxSession
-
-    session = OnnxSession(path, torch_threads())
+def length_sorted_logits(encoder: TextEncoder, texts: list[str],
+                         forward: Callable[[np.ndarray, np.ndarray], np.ndarray], batch_size: int = 64) -> np.ndarray:
+    """`forward(input_ids, attention_mask)` over `texts` in batches of similar length (little padding), the
+    logits returned in the order of `texts`."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out = np.zeros((len(texts), len(INTENTS)), dtype=np.float32)
-    for i in range(0, len(texts), 64):
-        idx = order[i : i + 64]
+    for i in range(0, len(texts), batch_size):
+        idx = order[i : i + batch_size]
         batch = encoder.encode([texts[j] for j in idx])
-        out[idx] = session.logits(batch.input_ids, batch.attention_mask)
+        out[idx] = forward(batch.input_ids, batch.attention_mask)
     return out
+
+
+def variant_logits(path: Path, encoder: TextEncoder, texts: list[str]) -> np.ndarray:
+    """Logits of one ONNX file for `texts`, in their order."""
+    from serve.router.onnx import OnnxSession
+
+    return length_sorted_logits(encoder, texts, OnnxSession(path, torch_threads()).logits)
 
 
 def score_variant(logits: np.ndarray, calibration: Any, examples: list[Example],
