@@ -33,6 +33,7 @@ class CompletionParams:
     session_id: str | None = None
     variant: str | None = None
     prefix: str = ""  # continue_final_message: the assistant's reply so far, continued, not streamed again
+    ignore_eos: bool = False  # benchmarks: run to max_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,7 @@ class CompletionService:
                 affinity=params.session_id or params.request_id,
                 variant=params.variant,
                 prefix=params.prefix,
+                ignore_eos=params.ignore_eos,
             )
             for i in range(params.n)
         ]

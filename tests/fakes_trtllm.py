@@ -53,7 +53,12 @@ Script = Callable[[list[int], Any], list[Step]]
 
 
 def words_script(prompt_ids: list[int], sampling: Any) -> list[Step]:
-    words = ["Hello", " there", ",", " how", " can", " I", " help", "?"][: sampling.max_tokens]
+    """Eight words then the end id ("stop"), or max_tokens words ("length"). With `ignore_eos` the worker
+    sends end_id -1 and no stop words (executor/base_worker.py), so the words go on to max_tokens."""
+    words = ["Hello", " there", ",", " how", " can", " I", " help", "?"]
+    if getattr(sampling, "ignore_eos", False):
+        words = [words[i % len(words)] for i in range(sampling.max_tokens)]
+    words = words[: sampling.max_tokens]
     steps = [Step(w, [100 + i]) for i, w in enumerate(words)]
     steps[-1].finish_reason = "stop" if len(words) < sampling.max_tokens else "length"
     return steps

@@ -89,6 +89,7 @@ def to_params(body: ChatCompletionRequest, variant: str | None = None) -> Comple
         seed=body.seed,
         session_id=body.session_id,
         variant=variant,
+        ignore_eos=body.ignore_eos,
     )
 
 

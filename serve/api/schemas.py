@@ -80,6 +80,9 @@ class ChatCompletionRequest(BaseModel):
     # streamed again); it needs add_generation_prompt false, as there (a new turn would not continue it).
     continue_final_message: bool = False
     add_generation_prompt: bool = True
+    # vLLM's, SGLang's and trtllm-serve's extension for benchmarks: the model's end-of-turn token does not end
+    # the reply, so every reply is max_tokens long; stop strings still apply.
+    ignore_eos: bool = False
     # Product extras of /v1/reply, accepted (and ignored) so one body can go to both endpoints.
     domain: Literal["telecom", "ecommerce"] | None = None
     session_id: str | None = Field(None, max_length=128)

@@ -38,6 +38,9 @@ class GenerationRequest:
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
     no_repeat_ngram_size: int = 0  # 0 = off
+    # Benchmarks: the model's end-of-turn tokens do not end the reply, so it runs to max_new_tokens (stop
+    # strings still apply). TensorRT-LLM's SamplingParams and vLLM's API have the same name.
+    ignore_eos: bool = False
     # Engine pool: `variant` pins a member by name; otherwise `affinity` (session or request id) picks
     # one by weight, the same one every time for the same key.
     affinity: str | None = None

@@ -78,7 +78,7 @@ class HfGenerator:
             auto_switch_to_flash=False,
         )
         manager = model.init_continuous_batching(generation_config=gen_config, continuous_batching_config=cb_config)
-        manager.logit_processor = build_processors()
+        manager.logit_processor = build_processors(chat.stop_ids)
         manager.start()
         self._manager = manager
         logger.info(
@@ -116,6 +116,7 @@ class HfGenerator:
             accepted = manager.add_request(
                 prompt_ids, request_id=rid, max_new_tokens=request.max_new_tokens, streaming=True,
                 **sampling_kwargs(request.temperature, request.top_p, seed), **self.guards(request),
+                ignore_eos=int(request.ignore_eos),
             )
             if accepted is None:
                 raise BackendUnavailable("the generation engine is not accepting requests")

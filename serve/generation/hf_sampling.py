@@ -31,6 +31,32 @@ def _floats_as_int32(values: list[float]) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.float32).view(dtype=torch.int32)
 
 
+class EndOfTurnBlocker(ContinuousBatchingLogitsProcessor):
+    """`ignore_eos`: the model's end-of-turn tokens are never picked, so the reply runs to max_tokens (fixed
+    output lengths for benchmarks). The ids are the generator's stop ids, fixed at load."""
+
+    supported_kwargs: dict[str, type] = {"ignore_eos": int}
+    ignored_kwargs: tuple[str, ...] = ()
+
+    def __init__(self, stop_ids: frozenset[int] | set[int]) -> None:
+        self._ids = torch.tensor(sorted(stop_ids), dtype=torch.long)
+
+    def fill_defaults(self, int32_tensor: torch.Tensor) -> None:
+        int32_tensor.fill_(0)
+
+    def prepare_tensor_args(self, requests_with_new_token: list) -> torch.Tensor:
+        flags = [int(r.state.logit_processor_kwargs.get("ignore_eos", 0)) for r in requests_with_new_token]
+        return torch.tensor(flags, dtype=torch.int32)
+
+    def __call__(self, scores: torch.Tensor, tensor_arg: torch.Tensor) -> torch.Tensor:
+        rows = torch.nonzero(tensor_arg[: scores.size(0)]).flatten()
+        if rows.numel() == 0 or self._ids.numel() == 0:
+            return scores
+        scores = scores.clone()
+        scores[rows.unsqueeze(-1), self._ids.to(scores.device)] = float("-inf")
+        return scores
+
+
 class TemperatureScaler(ContinuousBatchingLogitsProcessor):
     supported_kwargs: dict[str, type] = {"temperature": float}
     ignored_kwargs: tuple[str, ...] = ()
@@ -213,9 +239,10 @@ def guard_kwargs(repetition_penalty: float = 1.0, presence_penalty: float = 0.0,
             "frequency_penalty": float(frequency_penalty), "no_repeat_ngram_size": max(0, int(no_repeat_ngram_size))}
 
 
-def build_processors() -> ContinuousBatchingLogitsProcessorList:
+def build_processors(stop_ids: frozenset[int] | set[int] = frozenset()) -> ContinuousBatchingLogitsProcessorList:
     # Guards first (they act on raw logits, as in transformers' own order), then temperature, top_p, noise.
-    chain = [RepetitionGuard(), NoRepeatNGram(), TemperatureScaler(), TopPFilter(), GumbelSampler()]
+    chain = [EndOfTurnBlocker(stop_ids), RepetitionGuard(), NoRepeatNGram(), TemperatureScaler(), TopPFilter(),
+             GumbelSampler()]
     processors = ContinuousBatchingLogitsProcessorList(LogitsProcessorList(chain), per_request_processors=False)
     # The list only counts tensors for processors it converted itself; ours are native CB processors.
     processors.tensors_required = len(chain)

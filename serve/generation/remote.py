@@ -114,6 +114,8 @@ class RemoteOpenAIGenerator:
             body["repetition_penalty"] = request.repetition_penalty
         if request.no_repeat_ngram_size:
             body["no_repeat_ngram_size"] = request.no_repeat_ngram_size
+        if request.ignore_eos:
+            body["ignore_eos"] = True
         return body
 
     def _messages(self, request: GenerationRequest) -> list[dict[str, str]]:

@@ -119,6 +119,8 @@ def sampling_kwargs(request: GenerationRequest, chat: ChatTokenizer) -> dict[str
         value = getattr(request, name)
         if value != neutral:
             kwargs[name] = value
+    if request.ignore_eos:
+        kwargs["ignore_eos"] = True  # the executor then sends end_id -1 and no stop words (stop_token_ids)
     return kwargs
 
 

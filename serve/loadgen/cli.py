@@ -34,7 +34,7 @@ def add_parser(sub: Any) -> None:
     bench.add_argument("--range-ratio", type=float, default=0.0,
                        help="random lengths uniform in len*(1-r)..len*(1+r); 0 = fixed")
     bench.add_argument("--ignore-eos", action="store_true",
-                       help="send ignore_eos (vLLM, SGLang, trtllm-serve: fixed output length)")
+                       help="send ignore_eos (this server's chat endpoint, vLLM, SGLang, trtllm-serve: fixed output length)")
     bench.add_argument("--temperature", type=float, default=0.0)
     bench.add_argument("--timeout", type=float, default=600.0, help="per-request read timeout, seconds")
     bench.add_argument("--seed", type=int, default=0)

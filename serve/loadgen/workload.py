@@ -90,5 +90,5 @@ def request_body(endpoint: Endpoint, prompt: Prompt, model: str | None, ignore_e
     if model:
         body["model"] = model
     if ignore_eos:
-        body["ignore_eos"] = True  # vLLM, SGLang, trtllm-serve honour it; servers without it may ignore it
+        body["ignore_eos"] = True  # this server, vLLM, SGLang and trtllm-serve honour it
     return body

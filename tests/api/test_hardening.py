@@ -264,6 +264,8 @@ async def test_unsupported_openai_fields_are_400s_naming_them(fast) -> None:
     harmless = await client.post(CHAT, json=chat(user="u-1", metadata={"k": "v"}, logprobs=False,
                                                  response_format={"type": "text"}, presence_penalty=0))
     assert harmless.status_code == 200
+    fixed = await client.post(CHAT, json=chat(ignore_eos=True))  # the benchmark extension is implemented
+    assert fixed.status_code == 200
 
 
 async def test_message_limit_is_the_configured_one_for_both_endpoints(tmp_path) -> None:

@@ -26,7 +26,7 @@ CLASSES = ("BaseLlmArgs", "TorchLlmArgs", "TrtLlmArgs", "KvCacheConfig", "Schedu
 ENUMS = ("CapacitySchedulerPolicy", "ContextChunkingPolicy")
 # Defaults the code relies on, by class: what happens when the project leaves a value out.
 DEFAULTS_OF_INTEREST = {"SamplingParams": ("max_tokens", "repetition_penalty", "presence_penalty",
-                                           "frequency_penalty", "no_repeat_ngram_size"),
+                                           "frequency_penalty", "no_repeat_ngram_size", "ignore_eos"),
                         "PluginConfig": ("use_fp8_context_fmha", "use_paged_context_fmha", "tokens_per_block"),
                         "BaseLlmArgs": ("tensor_parallel_size", "pipeline_parallel_size", "iter_stats_max_iterations")}
 

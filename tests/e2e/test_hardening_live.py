@@ -78,6 +78,18 @@ async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_
     assert 'csreply_num_requests_running{endpoint="chat"} 0.0' in metrics
 
 
+async def test_ignore_eos_gives_a_fixed_length_reply_on_the_real_model(live_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=live_server.url, timeout=120) as client:
+        def ask(**extra: object) -> dict[str, object]:
+            return {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 48, "temperature": 0,
+                    **extra}
+
+        fixed, free = await asyncio.gather(client.post(CHAT, json=ask(ignore_eos=True)), client.post(CHAT, json=ask()))
+    assert free.json()["choices"][0]["finish_reason"] == "stop" and free.json()["usage"]["completion_tokens"] < 48
+    assert fixed.json()["choices"][0]["finish_reason"] == "length"
+    assert fixed.json()["usage"]["completion_tokens"] == 48
+
+
 def test_csreply_run_drains_on_sigterm_and_exits_0(tmp_path) -> None:
     server = start_server(tmp_path / "server.log", {"CSREPLY_SERVER__DRAIN_TIMEOUT_S": "1",
                                                     "CSREPLY_LOGGING__JSON_FORMAT": "true"})
@@ -91,7 +103,9 @@ def test_csreply_run_drains_on_sigterm_and_exits_0(tmp_path) -> None:
                 nonlocal streaming
                 lines: list[str] = []
                 counted = False
-                async with client.stream("POST", CHAT, json=body(f"Tell a very long story {i}.", 900)) as r:
+                # ignore_eos: the small model may end a story in seconds; these must outlive the drain
+                async with client.stream("POST", CHAT, json=body(f"Tell a very long story {i}.", 900,
+                                                                 ignore_eos=True)) as r:
                     async for line in r.aiter_lines():
                         lines.append(line)
                         if not counted and '"content"' in line and '"content": ""' not in line:

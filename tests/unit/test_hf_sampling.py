@@ -5,6 +5,7 @@ from types import SimpleNamespace
 import torch
 
 from serve.generation.hf_sampling import (
+    EndOfTurnBlocker,
     GumbelSampler,
     NoRepeatNGram,
     RepetitionGuard,
@@ -79,9 +80,9 @@ def test_same_seed_and_step_give_the_same_noise_and_steps_differ() -> None:
 
 
 def test_processor_list_reserves_one_argument_row_per_processor() -> None:
-    processors = build_processors()
-    assert processors.tensors_required == 5
-    assert set(processors.supported_keys) == {"temperature", "top_p", "sample_seed", "repetition_penalty",
+    processors = build_processors(frozenset({2}))
+    assert processors.tensors_required == 6
+    assert set(processors.supported_keys) == {"ignore_eos", "temperature", "top_p", "sample_seed", "repetition_penalty",
                                               "presence_penalty", "frequency_penalty", "no_repeat_ngram_size"}
     processors.check_kwargs(sampling_kwargs(0.7, 0.9, 3))  # types accepted by transformers' check
 
@@ -138,5 +139,13 @@ def test_guards_leave_rows_without_history_untouched() -> None:
 
 def test_guard_kwargs_pass_transformers_type_check() -> None:
     processors = build_processors()
-    assert processors.tensors_required == 5
-    processors.check_kwargs({**sampling_kwargs(0.0, 1.0, 3), **guard_kwargs(1.1, 0.0, 0.0, 4)})
+    assert processors.tensors_required == 6
+    processors.check_kwargs({**sampling_kwargs(0.0, 1.0, 3), **guard_kwargs(1.1, 0.0, 0.0, 4), "ignore_eos": 1})
+
+
+def test_ignore_eos_bans_the_stop_ids_in_its_own_row_only() -> None:
+    scores = torch.zeros(3, 6)
+    blocker = EndOfTurnBlocker(frozenset({1, 4}))
+    out = blocker(scores, blocker.prepare_tensor_args(rows({"ignore_eos": 1}, {}, {"ignore_eos": 0})))
+    assert torch.isinf(out[0]).tolist() == [False, True, False, False, True, False]
+    assert torch.equal(out[1:], scores[1:])

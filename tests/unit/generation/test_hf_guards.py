@@ -66,3 +66,18 @@ def test_generator_default_applies_when_the_request_is_neutral(generator: HfGene
     finally:
         generator.settings = generator.settings.model_copy(update={"no_repeat_ngram_size": 0,
                                                                    "repetition_penalty": 1.0})
+
+
+def test_ignore_eos_runs_to_max_tokens_and_leaves_its_neighbour_alone(generator: HfGenerator) -> None:
+    short = (ChatMessage("user", "Say hi."),)
+
+    async def run() -> tuple[list, list]:
+        async def chunks(request: GenerationRequest) -> list:
+            return [c async for c in generator.generate(request)]
+
+        return await asyncio.gather(chunks(GenerationRequest("fixed", short, 60, ignore_eos=True)),
+                                    chunks(GenerationRequest("free", short, 60)))
+
+    fixed, free = asyncio.run(run())
+    assert free[-1].finish_reason == "stop" and free[-1].completion_tokens < 60, "probe no longer ends early"
+    assert fixed[-1].finish_reason == "length" and fixed[-1].completion_tokens == 60

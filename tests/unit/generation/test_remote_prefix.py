@@ -47,3 +47,10 @@ def test_local_engines_open_the_assistant_turn_with_the_prefix() -> None:
     chat = ChatTokenizer.from_dir(Path.home() / ".cache/csreply/models/smollm2-135m-instruct")
     plain, led = chat.encode(MESSAGES), chat.encode(MESSAGES, LEAD)
     assert led[: len(plain)] == plain and chat.decode(led[len(plain):]) == LEAD
+
+
+def test_ignore_eos_is_forwarded_only_when_asked() -> None:
+    member = MemberSettings(name="remote", backend="openai", base_urls=["http://127.0.0.1:9/v1"], model="m")
+    generator = RemoteOpenAIGenerator(member)
+    assert generator.payload(GenerationRequest("r1", MESSAGES, 32, ignore_eos=True))["ignore_eos"] is True
+    assert "ignore_eos" not in generator.payload(GenerationRequest("r2", MESSAGES, 32))

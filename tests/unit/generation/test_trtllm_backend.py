@@ -62,6 +62,16 @@ async def test_engine_flow_uses_the_engine_llm_with_configs_from_the_preset(trtl
     assert sampling.end_id in sampling.stop_token_ids and prompt[-3:] != []
 
 
+async def test_ignore_eos_reaches_sampling_params_and_runs_to_max_tokens(trtllm, tmp_path) -> None:
+    generator = engine_generator(trtllm, tmp_path)
+    llm = trtllm._tensorrt_engine.LLM.instances[-1]
+    chunks = await collect(generator, request(max_tokens=20, ignore_eos=True))
+    assert chunks[-1].finish_reason == "length" and chunks[-1].completion_tokens == 20
+    assert llm.requests[-1][1].ignore_eos is True
+    await collect(generator, request(max_tokens=20))
+    assert not hasattr(llm.requests[-1][1], "ignore_eos")  # left at the library's default when off
+
+
 async def test_pytorch_flow_uses_the_default_llm_with_runtime_limits(trtllm, tmp_path, monkeypatch) -> None:
     preset: LlmBuildConfig = load_llm_config(PYTORCH)
     preset = with_smollm_tokenizer(preset)
