@@ -50,3 +50,12 @@ def test_streams_a_reply_aborts_one_and_reports_stats(generator: TrtllmGenerator
 
     asyncio.run(run())
     assert Path(generator.layout.manifest_path).is_file()
+
+
+def test_ignore_eos_runs_to_max_tokens(generator: TrtllmGenerator) -> None:
+    async def run() -> list:
+        request = GenerationRequest("gpu-fixed", (ChatMessage("user", "Say hi."),), 64, ignore_eos=True)
+        return [c async for c in generator.generate(request)]
+
+    chunks = asyncio.run(run())
+    assert chunks[-1].finish_reason == "length" and chunks[-1].completion_tokens == 64
