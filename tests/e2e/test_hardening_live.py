@@ -52,7 +52,8 @@ async def test_real_model_streams_under_concurrency_all_terminate_and_free_the_e
 async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_server: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=live_server.url, timeout=120) as client:
         baseline = (await client.get("/ready")).json()["generator"]
-        async with client.stream("POST", CHAT, json=body("Write a long story about a lighthouse.", 800)) as r:
+        async with client.stream("POST", CHAT, json=body("Write a long story about a lighthouse.", 800,
+                                                                ignore_eos=True)) as r:
             async for line in r.aiter_lines():
                 if line.startswith("data:") and '"content"' in line and '"content": ""' not in line:
                     break

@@ -108,7 +108,7 @@ def test_official_openai_client_streams_unchanged(live_server: LiveServer) -> No
 
 
 async def test_client_disconnect_cancels_the_request_in_the_engine(live_server: LiveServer) -> None:
-    payload = chat_body(QUESTIONS[2], max_tokens=400, stream=True)
+    payload = chat_body(QUESTIONS[2], max_tokens=400, stream=True, ignore_eos=True)  # still running when we leave
     async with httpx.AsyncClient(base_url=live_server.url) as client:
         async with client.stream("POST", "/v1/chat/completions", json=payload, timeout=60) as response:
             seen = 0
