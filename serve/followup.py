@@ -56,6 +56,26 @@ def is_followup(text: str) -> bool:
     return len(words) <= MAX_FOLLOWUP_WORDS and any(w.replace("'", "") in _EN_CUES or w in _EN_CUES for w in words)
 
 
+# Nudges: a customer chasing the conversation ("any update?", "还在吗", "结果呢"). On their own they read as
+# order tracking or a greeting; inside a conversation they ask about whatever it is about.
+_NUDGES = frozenset(  # compared without spaces and punctuation, in lower case
+    n.replace(" ", "") for n in
+    "any update|any updates|any news|any progress|any luck|an update|update|update please|updates|news|status|"
+    "status update|any update on this|any update on that|any update on it|so|and|well|now what|what now|"
+    "anyone there|anybody there|are you there|you there|still there|still waiting|"
+    "im still waiting|i am still waiting|following up|just following up|follow up|any answer|"
+    "有消息了吗|有消息吗|有结果了吗|有结果吗|有进展吗|有进度吗|进度呢|进度怎么样|进度怎么样了|结果呢|结果怎么样|"
+    "怎么样了|处理得怎么样了|处理好了吗|好了吗|好了没|好了没有|在吗|还在吗|人呢|有人吗|然后呢|还没好吗|还要多久|"
+    "請問有消息了嗎|有消息了嗎|在嗎|還在嗎|結果呢|怎麼樣了".split("|")
+)
+_NUDGE_STRIP = re.compile(r"[\s?？!！.。,，~…'’]+")
+
+
+def is_nudge(text: str) -> bool:
+    """A message that only chases the conversation, with no topic of its own ("any update??", "在吗？")."""
+    return _NUDGE_STRIP.sub("", text.lower()) in _NUDGES
+
+
 CARRY_OVER_TOP_K = 3
 # Labels a short follow-up often gets on its own ("I already restarted it" reads as chit-chat or out of
 # scope); for a follow-up they are re-decided with the conversation.

@@ -23,7 +23,14 @@ from dataclasses import replace
 from serve.admission import Admission
 from serve.config import Settings
 from serve.errors import BackendUnavailable, InvalidRequest
-from serve.followup import FOLLOWUP_OVERRIDABLE, FOLLOWUP_RECHECK_BELOW, carry_over, is_followup, script_lang
+from serve.followup import (
+    FOLLOWUP_OVERRIDABLE,
+    FOLLOWUP_RECHECK_BELOW,
+    carry_over,
+    is_followup,
+    is_nudge,
+    script_lang,
+)
 from serve.generation.base import ChatMessage, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
 from serve.inbox import FeedbackInbox
@@ -102,9 +109,10 @@ class ReplyPipeline:
         started = time.perf_counter()
         [intent] = await self.router.classify([request.message], top_k=5)
         followup = is_followup(request.message)
-        if intent.uncertain or (followup and (intent.label in FOLLOWUP_OVERRIDABLE
-                                              or intent.confidence < FOLLOWUP_RECHECK_BELOW)):
-            intent = await self._follow_conversation(intent, request.message, followup, session, history)
+        nudge = is_nudge(request.message)
+        if intent.uncertain or nudge or (followup and (intent.label in FOLLOWUP_OVERRIDABLE
+                                                       or intent.confidence < FOLLOWUP_RECHECK_BELOW)):
+            intent = await self._follow_conversation(intent, request.message, followup or nudge, session, history)
         router_ms = (time.perf_counter() - started) * 1000
         lang = self._language(request, intent, session, history)
         decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
@@ -122,6 +130,8 @@ class ReplyPipeline:
         previous, last_user = await self._previous_intent(session, history)
         if previous is None:
             return intent
+        if is_nudge(message):  # "any update?" asks about the conversation's topic, whatever it reads as alone
+            return replace(intent, label=previous, uncertain=False, uncertain_reason="carried_over")
         carried = carry_over(intent, previous)
         if carried is not intent or not followup:
             return carried

@@ -7,7 +7,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
-from serve.followup import is_followup, script_lang
+from serve.followup import is_followup, is_nudge, script_lang
 from tests.api.test_reply import fixed_reply, make_settings, open_client
 from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
@@ -77,3 +77,28 @@ async def test_a_fairly_sure_follow_up_is_checked_against_the_conversation(tmp_p
     assert reply["intent"]["label"] == expected
     assert reply["intent"]["carried_over"] is (expected == "network_fault")
     assert (f"{first}\n{follow}" in router.asked) is (confidence < 0.9)  # a sure reading is left alone
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("any update?", True), ("Any updates??", True), ("I'm still waiting...", True), ("还在吗？", True),
+    ("结果呢", True), ("有消息了嗎", True), ("so?", True),
+    ("where is my order", False), ("update on my refund please", False), ("hello", False), ("我的退款呢", False),
+])
+def test_nudge_detection(text: str, expected: bool) -> None:
+    assert is_nudge(text) is expected
+
+
+async def test_a_nudge_asks_about_the_conversations_topic_however_sure_the_router_is_alone(tmp_path) -> None:
+    first = "I was charged twice for order 5521"
+    router = ScriptedTestRouter({first: ("billing_dispute", 0.98), "any update?": ("order_tracking", 0.99),
+                                 "where is my order?": ("order_tracking", 0.99)})
+    app = create_app(make_settings(tmp_path), generator=ScriptedFakeGenerator(script=fixed_reply), router=router)
+    async with LifespanManager(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+            alone = await turn(client, "fresh", "any update?", domain="ecommerce")
+            await turn(client, "charge", first, domain="ecommerce")
+            nudge = await turn(client, "charge", "any update?", domain="ecommerce")
+            switch = await turn(client, "charge", "where is my order?", domain="ecommerce")
+    assert alone["intent"]["label"] == "order_tracking" and alone["intent"]["carried_over"] is False
+    assert nudge["intent"]["label"] == "billing_dispute" and nudge["intent"]["carried_over"] is True
+    assert switch["intent"]["label"] == "order_tracking"  # a message with its own topic changes the topic
