@@ -112,7 +112,7 @@ class ReplyPipeline:
         nudge = is_nudge(request.message)
         if intent.uncertain or nudge or (followup and (intent.label in FOLLOWUP_OVERRIDABLE
                                                        or intent.confidence < FOLLOWUP_RECHECK_BELOW)):
-            intent = await self._follow_conversation(intent, request.message, followup or nudge, session, history)
+            intent = await self._follow_conversation(intent, request.message, followup, nudge, session, history)
         router_ms = (time.perf_counter() - started) * 1000
         lang = self._language(request, intent, session, history)
         decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
@@ -123,14 +123,14 @@ class ReplyPipeline:
             self.inbox.offer(request.message, intent, decision, lang, session, history)
         return intent, decision, lang, router_ms
 
-    async def _follow_conversation(self, intent: IntentResult, message: str, followup: bool,
+    async def _follow_conversation(self, intent: IntentResult, message: str, followup: bool, nudge: bool,
                                    session: Session | None, history: tuple[ChatMessage, ...]) -> IntentResult:
         """Keep the conversation's intent for a message that leans on it: first the top-k carry-over rule,
         then, for a follow-up, the previous customer turn and this message classified together."""
         previous, last_user = await self._previous_intent(session, history)
         if previous is None:
             return intent
-        if is_nudge(message):  # "any update?" asks about the conversation's topic, whatever it reads as alone
+        if nudge:  # "any update?" asks about the conversation's topic, whatever it reads as alone
             return replace(intent, label=previous, uncertain=False, uncertain_reason="carried_over")
         carried = carry_over(intent, previous)
         if carried is not intent or not followup:
