@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from checkpoints.cpu import Bf16Choice, resolve_bf16
 from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import Example, TrainingData, epoch_rows, load_jsonl, load_training_data, maybe_noisy, resolve
 from checkpoints.router_metrics import summarize
@@ -26,7 +27,7 @@ from checkpoints.staging import install_dir
 from serve.router.model import Calibration
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
-CODE_FILES = ("router.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
+CODE_FILES = ("router.py", "cpu.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
               "router_lexical.py", "router_metrics.py", "router_decision.py", "router_report.py")
 
 
@@ -156,7 +157,7 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     encoder = load_encoder(source, vocab_size)
     encoder_config: Any = encoder.config  # a transformers config (mypy sees torch.nn attribute lookups)
     model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
-    _train(model, train_encoder, data, config)
+    bf16 = _train(model, train_encoder, data, config)
 
     eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
     dev_logits = _logits(model, eval_encoder, [e.text for e in dev])  # the one pass over dev, reused below
@@ -193,6 +194,7 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
         "default_variant": default,
         "variants": variants,
         "build_hash": build_hash(config),
+        "training_bf16": {"enabled": bf16.enabled, "reason": bf16.reason},
         "encoder": {"source": config.encoder.source, "vocab_size": vocab_size, "added_cjk": added,
                     "hidden_size": encoder_config.hidden_size, "layers": encoder_config.num_hidden_layers,
                     "heads": encoder_config.num_attention_heads},
@@ -282,11 +284,14 @@ def _choose_default(variants: dict[str, Any], metrics: dict[str, Any], config: R
     return "int8"
 
 
-def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig) -> None:
+def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig) -> Bf16Choice:
+    """Fine-tune in place; returns the bf16 choice it trained with."""
     import torch
     from tqdm import tqdm
 
     cfg = config.training
+    bf16 = resolve_bf16(cfg.bf16)
+    log(f"bf16 autocast: {'on' if bf16.enabled else 'off'} ({bf16.reason})")
     embeddings = model.encoder.get_input_embeddings().weight
     encoder_params = [p for n, p in model.encoder.named_parameters() if p is not embeddings]
     optimizer = torch.optim.AdamW(
@@ -321,7 +326,7 @@ def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConf
             rows = [view[i] for i in rows_idx]
             batch = encoder.encode([r.text for r in rows])
             labels = torch.tensor([INTENT_INDEX[r.intent] for r in rows])
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16.enabled):
                 logits = model(torch.from_numpy(batch.input_ids), torch.from_numpy(batch.attention_mask))
             loss = loss_fn(logits.float(), labels)
             optimizer.zero_grad(set_to_none=True)
@@ -336,6 +341,7 @@ def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConf
         # linear decay to zero made the last epoch the best in every build measured
         log(f"epoch {epoch + 1}: mean training loss {total_loss / max(1, len(batches)):.4f}")
     model.eval()
+    return bf16
 
 
 def length_bucketed_batches(lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:

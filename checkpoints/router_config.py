@@ -85,7 +85,8 @@ class TrainingConfig(_Strict):
     label_smoothing: float = Field(0.05, ge=0, lt=0.5)
     seed: int = 13
     threads: int | None = Field(None, ge=1, description="default: the cores not busy with other work (at least 1)")
-    bf16: bool = Field(True, description="bfloat16 autocast on CPU (about 1.4x faster here; fp32 master weights)")
+    # auto: bfloat16 autocast only on a CPU with native bf16 (AVX512_BF16/AMX; emulated it is ~30x slower)
+    bf16: bool | Literal["auto"] = Field("auto", description="bfloat16 autocast on CPU: auto, true or false")
 
 
 class Int8Config(_Strict):
