@@ -15,6 +15,7 @@ from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import Example
 from checkpoints.router_metrics import summarize
 from serve.router.encoding import TextEncoder
+from serve.router.torch_model import WithEmbedding
 from serve.taxonomy import INTENTS
 
 # The unfused export: standard ONNX operators only, the input TensorRT needs (the fused FP32 graph uses ONNX
@@ -41,11 +42,13 @@ def export_variants(model: Any, out_dir: Path, config: RouterBuildConfig) -> dic
     ids, mask = torch.from_numpy(sample.input_ids), torch.from_numpy(sample.attention_mask)
     with warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")
+        # eval() on the wrapper: the exporter restores the top module's training flag afterwards, recursively,
+        # so a wrapper left in training mode would switch the router's dropout back on
         torch.onnx.export(
-            model, (ids, mask), str(plain), dynamo=False, opset_version=config.export.opset,
-            input_names=["input_ids", "attention_mask"], output_names=["logits"],
+            WithEmbedding(model).eval(), (ids, mask), str(plain), dynamo=False, opset_version=config.export.opset,
+            input_names=["input_ids", "attention_mask"], output_names=["logits", "embedding"],
             dynamic_axes={"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"},
-                          "logits": {0: "batch"}},
+                          "logits": {0: "batch"}, "embedding": {0: "batch"}},
         )
         reference = model(ids, mask).numpy()
     hidden = model.encoder.config.hidden_size

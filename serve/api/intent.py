@@ -33,6 +33,7 @@ class IntentRequest(BaseModel):
 
 def result_json(result: IntentResult) -> dict[str, Any]:
     data = asdict(result)
+    data.pop("embedding", None)  # the sentence vector is for retrieval inside the server, not for clients
     data["ranking"] = [{"label": r.label, "confidence": r.confidence} for r in result.ranking]
     return data
 

@@ -43,10 +43,13 @@ class TorchSession:
         self._torch = torch
         self.model = load_torch(router_dir / "pytorch")
 
-    def logits(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from serve.router.torch_model import WithEmbedding
+
         with self._torch.inference_mode():
-            out = self.model(self._torch.from_numpy(input_ids), self._torch.from_numpy(attention_mask))
-        return out.numpy()
+            logits, vectors = WithEmbedding(self.model).eval()(self._torch.from_numpy(input_ids),
+                                                                self._torch.from_numpy(attention_mask))
+        return logits.numpy(), vectors.numpy()
 
 
 def make_backend(name: str, settings: Settings) -> IntentClassifier:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -33,6 +33,8 @@ class IntentResult:
     truncated: bool = False
     tokens: int = 0
     latency_ms: float = 0.0
+    # the message's sentence vector from the same pass (model backends only): knowledge and reply search use it
+    embedding: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 class IntentClassifier(Protocol):

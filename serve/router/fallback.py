@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+
+import numpy as np
 
 from serve.breaker import Breaker
 from serve.errors import BackendUnavailable
 from serve.router.base import IntentClassifier, IntentResult
+from serve.router.model import ModelRouter
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +50,14 @@ class FallbackRouter:
             breaker.record_success()
             return results
         raise BackendUnavailable(f"the intent router is unavailable: every backend failed ({last_error})")
+
+    def vector_model(self) -> tuple[Callable[[list[str]], np.ndarray | None], str] | None:
+        """The first backend that gives sentence vectors, as (embed, space), for the retrieval indexes; the
+        query vectors come from the same backend whenever it classifies."""
+        for backend in self.chain:
+            if isinstance(backend, ModelRouter) and backend.space is not None:
+                return backend.embed, backend.space
+        return None
 
     async def check_health(self) -> None:
         await self.chain[0].check_health()

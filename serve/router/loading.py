@@ -11,7 +11,7 @@ from serve.router.encoding import TextEncoder
 from serve.router.fallback import FallbackRouter
 from serve.router.manifest import RouterManifest, read_manifest
 from serve.router.lexical import LexicalHead
-from serve.router.model import Calibration, LogitsSession, ModelRouter
+from serve.router.model import Calibration, ModelRouter, RouterSession
 from serve.router.rules import RulesRouter
 
 logger = logging.getLogger(__name__)
@@ -39,12 +39,12 @@ def calibration_for(router_dir: Path, manifest: RouterManifest) -> Calibration:
                        lexical["temperature"], oos_index, bias)
 
 
-def model_router(name: str, session: LogitsSession, router_dir: Path, manifest: RouterManifest,
-                 settings: RouterSettings) -> ModelRouter:
+def model_router(name: str, session: RouterSession, router_dir: Path, manifest: RouterManifest,
+                 settings: RouterSettings, space: str | None = None) -> ModelRouter:
     return ModelRouter(
         name, session, TextEncoder(router_dir / "tokenizer.json", manifest.max_length), tuple(manifest.labels),
         calibration_for(router_dir, manifest), thresholds_for(settings, manifest), settings.max_batch_size,
-        settings.max_wait_ms,
+        settings.max_wait_ms, space,
     )
 
 
@@ -54,8 +54,8 @@ def onnx_router(router_dir: Path, manifest: RouterManifest, settings: RouterSett
     variant = None if settings.variant == "auto" else settings.variant
     path = manifest.variant_path(router_dir, variant)
     session = OnnxSession(path, settings.threads, settings.device, settings.spin_wait)
-    precision = manifest.variants[variant or manifest.default_variant].precision
-    return model_router(f"onnx-{precision}", session, router_dir, manifest, settings)
+    chosen = manifest.variants[variant or manifest.default_variant]
+    return model_router(f"onnx-{chosen.precision}", session, router_dir, manifest, settings, chosen.sha256[:16])
 
 
 def tensorrt_router(router_dir: Path, manifest: RouterManifest, settings: RouterSettings) -> ModelRouter:

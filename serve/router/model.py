@@ -14,8 +14,10 @@ from serve.router.encoding import TextEncoder, detect_lang, normalize
 from serve.router.lexical import LexicalHead
 
 
-class LogitsSession(Protocol):
-    def logits(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray: ...
+class RouterSession(Protocol):
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Logits, and the L2-normalised sentence vectors where the model has them (else None)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,21 +58,24 @@ class Scored:
     probs: np.ndarray
     truncated: bool
     tokens: int
+    embedding: np.ndarray | None = None
 
 
 class ModelRouter:
     def __init__(
         self,
         name: str,
-        session: LogitsSession,
+        session: RouterSession,
         encoder: TextEncoder,
         labels: tuple[str, ...],
         calibration: Calibration,
         thresholds: Thresholds,
         max_batch_size: int = 32,
         max_wait_ms: float = 1.0,
+        space: str | None = None,
     ) -> None:
         self.name = name
+        self.space = space  # names the vector space of `embed` (the model file's digest): caches key on it
         self.labels = labels
         self.session = session
         self.encoder = encoder
@@ -81,9 +86,26 @@ class ModelRouter:
     def score(self, texts: list[str]) -> list[Scored]:
         """Synchronous: calibrated probabilities for a batch of texts."""
         batch = self.encoder.encode(texts)
-        logits = self.session.logits(batch.input_ids, batch.attention_mask)
+        logits, vectors = self.session.run(batch.input_ids, batch.attention_mask)
         probs = self.calibration.probabilities(logits, texts)
-        return [Scored(probs[i], batch.truncated[i], batch.lengths[i]) for i in range(len(texts))]
+        return [Scored(probs[i], batch.truncated[i], batch.lengths[i], None if vectors is None else vectors[i])
+                for i in range(len(texts))]
+
+    def embed(self, texts: list[str], batch_size: int = 64) -> np.ndarray | None:
+        """Sentence vectors of many texts (indexing the knowledge base and reply bank), in batches of similar
+        length; None when the model has no vector output."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: np.ndarray | None = None
+        for start in range(0, len(texts), batch_size):
+            idx = order[start : start + batch_size]
+            batch = self.encoder.encode([texts[i] for i in idx])
+            _, vectors = self.session.run(batch.input_ids, batch.attention_mask)
+            if vectors is None:
+                return None
+            if out is None:
+                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[idx] = vectors
+        return out
 
     async def classify(self, texts: list[str], top_k: int = 5) -> list[IntentResult]:
         started = time.perf_counter()
@@ -94,7 +116,7 @@ class ModelRouter:
             label, confidence, ranking, uncertain, reason = decide(s.probs, self.labels, self.thresholds, top_k)
             results.append(IntentResult(
                 label, confidence, ranking, uncertain, reason, self.name, detect_lang(normalize(text)),
-                s.truncated, s.tokens, round(latency, 3),
+                s.truncated, s.tokens, round(latency, 3), s.embedding,
             ))
         return results
 

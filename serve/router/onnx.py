@@ -31,8 +31,16 @@ class OnnxSession:
             providers.insert(0, "CUDAExecutionProvider")
         self.session = ort.InferenceSession(str(model_path), options, providers=providers)
         self.model_path = model_path
-        self._output = self.session.get_outputs()[0].name
+        names = [o.name for o in self.session.get_outputs()]
+        self._logits = "logits" if "logits" in names else names[0]
+        # builds before the sentence-vector output have logits only: they still classify, retrieval is lexical
+        self._outputs = [self._logits, "embedding"] if "embedding" in names else [self._logits]
+        self.has_embedding = len(self._outputs) == 2
 
     def logits(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        result = self.session.run([self._output], {"input_ids": input_ids, "attention_mask": attention_mask})
-        return np.asarray(result[0])
+        return self.run(input_ids, attention_mask)[0]
+
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Logits and, where the model has them, the L2-normalised sentence vectors (one pass)."""
+        result = self.session.run(self._outputs, {"input_ids": input_ids, "attention_mask": attention_mask})
+        return np.asarray(result[0]), (np.asarray(result[1]) if self.has_embedding else None)

@@ -121,7 +121,12 @@ class TensorRTSession:
         min_shape, _, max_shape = self.engine.get_tensor_profile_shape("input_ids", 0)
         self.min_seq, self.max_batch, self.max_seq = int(min_shape[1]), int(max_shape[0]), int(max_shape[1])
         self._profile = (tuple(min_shape), tuple(max_shape))
-        self._output_dtype = _numpy_dtype(trt, self.engine.get_tensor_dtype(self.outputs[0]))
+        self._logits = "logits" if "logits" in self.outputs else self.outputs[0]
+        self._output_dtype = _numpy_dtype(trt, self.engine.get_tensor_dtype(self._logits))
+
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> tuple[np.ndarray, None]:
+        """Logits only: the knowledge base searches with the ONNX router's vectors (same build), or lexically."""
+        return self.logits(input_ids, attention_mask), None
 
     def logits(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         if input_ids.shape[1] > self.max_seq:
@@ -151,7 +156,7 @@ class TensorRTSession:
             self.context.set_tensor_address(name, int(buffer.data_ptr()))
         if not self.context.execute_async_v3(self.buffers.stream_handle):
             raise RuntimeError("TensorRT execute_async_v3 failed")
-        return self.buffers.to_host(device[self.outputs[0]])
+        return self.buffers.to_host(device[self._logits])
 
 
 def _numpy_dtype(trt: ModuleType, dtype: Any) -> str:

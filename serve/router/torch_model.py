@@ -23,13 +23,28 @@ class RouterModel(nn.Module):
         self.head = nn.Linear(int(encoder.config.hidden_size), num_labels)  # type: ignore[union-attr,arg-type]
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        return self.head(self.dropout(self.pooled(input_ids, attention_mask)))
+
+    def pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         if self.pooling == "mean":
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-6)
-        else:
-            pooled = hidden[:, 0]
-        return self.head(self.dropout(pooled))
+            return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-6)
+        return hidden[:, 0]
+
+
+class WithEmbedding(nn.Module):
+    """The router as exported: its logits and the pooled sentence vector, L2-normalised, from one pass. The
+    knowledge base and the reply bank search with that vector, so a message is encoded once for both."""
+
+    def __init__(self, router: RouterModel) -> None:
+        super().__init__()
+        self.router = router
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        pooled = self.router.pooled(input_ids, attention_mask)
+        embedding = pooled / pooled.norm(dim=-1, keepdim=True).clamp(min=1e-6)
+        return self.router.head(self.router.dropout(pooled)), embedding
 
 
 def load_torch(out_dir: Path, attn_implementation: str = "sdpa") -> RouterModel:
