@@ -289,4 +289,8 @@ def prepare_defaults(cache_dir: Path, with_router: bool = True) -> int:
         from checkpoints.router_config import load_router_config
 
         build_router(load_router_config(DEFAULT_ROUTER_CONFIG), cache_dir)
+        from serve.config import Settings
+        from serve.knowledge.cli import build_indexes
+
+        build_indexes(Settings(cache_dir=cache_dir))  # the server then starts without encoding them
     return 0

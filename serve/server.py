@@ -36,7 +36,16 @@ class DrainingServer(uvicorn.Server):
 
     async def serve(self, sockets: Any = None) -> None:
         self._loop = asyncio.get_running_loop()
+        if hasattr(signal, "SIGHUP"):  # SIGHUP: reload the knowledge base (the operator edited it)
+            self._loop.add_signal_handler(signal.SIGHUP, self._reload_knowledge)
         await super().serve(sockets)
+
+    def _reload_knowledge(self) -> None:
+        services = getattr(self.app.state, "services", None)
+        if services is None:
+            return
+        task = asyncio.ensure_future(services.knowledge.reload())
+        task.add_done_callback(_log_reload)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         # Not recorded in uvicorn's captured signals: those are re-raised after serving, and a re-raised
@@ -71,6 +80,14 @@ class DrainingServer(uvicorn.Server):
                 await asyncio.sleep(0.02)
         logger.warning("server.drained left=%d", len(ops.streams.active))
         self.should_exit = True
+
+
+def _log_reload(task: asyncio.Task[Any]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None:  # an invalid knowledge base on disk: the one in use stays, the log says why
+        logger.error("knowledge.reload_failed error=%s", exc)
 
 
 def serve_app(app: FastAPI, settings: Settings) -> int:
