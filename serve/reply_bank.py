@@ -1,0 +1,73 @@
+"""The reply selector: picks the reply-bank reply whose situation fits this message.
+
+Each bank reply (prompts/<domain>/replies.<lang>.yaml) carries example customer messages; a message is
+matched against them with the hybrid index (BM25 over words and Chinese characters, plus the router's
+sentence vectors), and the router's own reading of the message counts too: a reply whose intent the router
+ranks high gains. Below the threshold nothing is selected and the route
+policy falls back (template, clarifying question or generated reply).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from serve.prompts import BankReply, PromptLibrary
+from serve.retrieval.index import Hit, HybridIndex, View
+from serve.retrieval.vectors import Embed, index_vectors
+from serve.router.base import IntentResult
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    reply: BankReply
+    score: float  # match score plus the intent term; compared with the threshold
+    hit: Hit
+
+
+class ReplySelector:
+    def __init__(self, library: PromptLibrary, embed: Embed | None = None, space: str | None = None,
+                 vectors_dir: Path | None = None) -> None:
+        started = time.perf_counter()
+        self._replies: dict[tuple[str, str], list[BankReply]] = {}
+        self._index: dict[tuple[str, str], HybridIndex] = {}
+        self.dense = False
+        for (domain, lang), bank in sorted(library.banks.items()):
+            replies = list(bank.replies)
+            if not replies:
+                continue
+            views = [View(i, text, "key") for i, r in enumerate(replies) for text in (r.situation, *r.examples)]
+            views += [View(i, r.reply, "body") for i, r in enumerate(replies)]
+            vectors, projection = index_vectors([v.text for v in views], [v.item for v in views], embed, space,
+                                                vectors_dir)
+            self.dense = self.dense or vectors is not None
+            self._replies[(domain, lang)] = replies
+            self._index[(domain, lang)] = HybridIndex(views, vectors, projection)
+        self.size = sum(len(r) for r in self._replies.values())
+        logger.info("reply_bank.loaded replies=%d dense=%s load_s=%.2f", self.size, self.dense,
+                    time.perf_counter() - started)
+
+    def candidates(self, domain: str, lang: str, query: str, intent: IntentResult | None = None,
+                   k: int = 3) -> list[Selection]:
+        """The best `k` replies for `query`, best first, scored with the router's reading of the message."""
+        index = self._index.get((domain, lang))
+        if index is None:
+            return []
+        replies = self._replies[(domain, lang)]
+        vector = intent.embedding if intent is not None else None
+        prior = None
+        if intent is not None:
+            probs = {r.label: r.confidence for r in intent.ranking}
+            prior = np.array([probs.get(r.intent, 0.0) for r in replies])
+        return [Selection(replies[h.item], h.score, h) for h in index.search(query, vector, k, prior)]
+
+    def select(self, domain: str, lang: str, query: str, intent: IntentResult | None,
+               threshold: float) -> Selection | None:
+        best = self.candidates(domain, lang, query, intent, k=1)
+        return best[0] if best and best[0].score >= threshold else None
