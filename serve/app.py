@@ -12,7 +12,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from starlette.middleware.cors import CORSMiddleware
 
-from serve.api import health, intent, openai, pages, reply
+from serve.api import admin, health, intent, openai, pages, reply
 from serve.api.deps import Ops
 from serve.api.errors import install_error_handlers
 from serve.api.middleware import RequestContextMiddleware
@@ -73,6 +73,7 @@ def create_app(
     app.include_router(intent.router)
     app.include_router(reply.router)
     app.include_router(pages.router)
+    app.include_router(admin.router)
     pages.mount_static(app)
     return app
 

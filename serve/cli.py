@@ -1,4 +1,4 @@
-"""`csreply` command line: run, prepare, eval, bench, router inbox."""
+"""`csreply` command line: run, prepare, eval, bench, router inbox, kb."""
 
 from __future__ import annotations
 
@@ -95,7 +95,54 @@ def _eval_replies(args: argparse.Namespace) -> int:
         print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
         return 2
     return run_eval(args.data, args.url, load_settings(args.config), args.json, args.concurrency, args.results,
-                    args.limit, args.variant, args.report, args.worst)
+                    args.limit, args.variant, args.report, args.worst, args.auto_lang, args.other_domain,
+                    args.sample, args.seed, args.judge_packet)
+
+
+def _eval_judged(args: argparse.Namespace) -> int:
+    from serve.evaluation.judging import run_judged
+
+    for path in (args.key, args.verdicts, args.second):
+        if path is not None and not path.is_file():
+            print(f"csreply eval judged: no such file: {path}", file=sys.stderr)
+            return 2
+    try:
+        return run_judged(args.key, args.verdicts, args.second, args.json)
+    except ValueError as exc:
+        print(f"csreply eval judged: {exc}", file=sys.stderr)
+        return 2
+
+
+def _eval_kb(args: argparse.Namespace) -> int:
+    from serve.evaluation.kb_eval import run_eval
+
+    settings = _settings(args)
+    if settings is None:
+        return 2
+    if not args.data.is_file():
+        print(f"csreply eval kb: no such file: {args.data}", file=sys.stderr)
+        return 2
+    try:
+        return run_eval(args.data, settings, args.json, args.lexical, args.misses)
+    except ValueError as exc:
+        print(f"csreply eval kb: {exc}", file=sys.stderr)
+        return 2
+
+
+def _eval_bank(args: argparse.Namespace) -> int:
+    from serve.evaluation.kb_eval import run_bank_eval
+
+    settings = _settings(args)
+    if settings is None:
+        return 2
+    if not args.data.is_file():
+        print(f"csreply eval bank: no such file: {args.data}", file=sys.stderr)
+        return 2
+    try:
+        return run_bank_eval(args.data, settings, args.json, args.lexical, args.misses)
+    except ValueError as exc:
+        print(f"csreply eval bank: {exc}", file=sys.stderr)
+        return 2
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -190,7 +237,41 @@ def build_parser() -> argparse.ArgumentParser:
                          help="Markdown report with PNG plots beside it (default: next to --json, .md)")
     replies.add_argument("--worst", type=int, default=3, metavar="N",
                          help="the report lists up to N failed cases per check (default 3)")
+    replies.add_argument("--auto-lang", action="store_true",
+                         help="send lang auto (the server finds the language, as for real traffic) instead of the "
+                              "case's lang")
+    replies.add_argument("--other-domain", choices=("telecom", "ecommerce"),
+                         help='run cases of "domain": "other" as this domain (default: skip them)')
+    replies.add_argument("--sample", type=int, metavar="N", help="N random cases per language (with --seed)")
+    replies.add_argument("--seed", type=int, default=0, help="seed of --sample and of the judge packet's order")
+    replies.add_argument("--judge-packet", type=Path,
+                         help="write the replies blind (no intent or route) for judging with the reply rubric, "
+                              "and a key beside it (.key.jsonl); score the verdicts with `csreply eval judged`")
     replies.set_defaults(func=_eval_replies)
+    judged = eval_sub.add_parser("judged", help="rubric verdicts on a judge packet: acceptable rate, failures per "
+                                                "point, per language and route, judge agreement")
+    judged.add_argument("key", type=Path, help="the packet's key file (.key.jsonl)")
+    judged.add_argument("verdicts", type=Path,
+                        help='JSONL of {"id", "acceptable": true|false, "point": 1-6 when not acceptable}')
+    judged.add_argument("second", type=Path, nargs="?", help="a second judge's verdicts: agreement is reported")
+    judged.add_argument("--json", type=Path, help="write the table here")
+    judged.set_defaults(func=_eval_judged)
+    kb = eval_sub.add_parser("kb", help="knowledge-base retrieval: recall@1/@5, MRR, direct answers, per language")
+    kb.add_argument("--data", type=Path, required=True,
+                    help='JSONL of {"text", "domain", "lang", "entry_ids": [...]} ([] when no entry answers)')
+    kb.add_argument("--json", type=Path, help="write the metrics here")
+    kb.add_argument("--lexical", action="store_true", help="without the router's sentence vectors")
+    kb.add_argument("--misses", type=int, default=0, metavar="N", help="print N messages whose first hit is wrong")
+    kb.add_argument("--config", type=Path)
+    kb.set_defaults(func=_eval_kb)
+    bank = eval_sub.add_parser("bank", help="reply selection: the bank reply chosen for each message, per language")
+    bank.add_argument("--data", type=Path, required=True,
+                      help='JSONL of {"text", "domain", "lang", "reply_ids": [...]} ([] when no reply fits)')
+    bank.add_argument("--json", type=Path, help="write the metrics here")
+    bank.add_argument("--lexical", action="store_true", help="without the router's sentence vectors")
+    bank.add_argument("--misses", type=int, default=0, metavar="N", help="print N messages whose first pick is wrong")
+    bank.add_argument("--config", type=Path)
+    bank.set_defaults(func=_eval_bank)
     add_compare_parser(eval_sub)
 
     from serve.loadgen.cli import add_parser as add_bench_parser
@@ -199,6 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
     from serve.inbox_cli import add_parser as add_router_parser
 
     add_router_parser(sub, _settings)
+    from serve.knowledge.cli import add_parser as add_kb_parser
+
+    add_kb_parser(sub, _settings)
     return parser
 
 

@@ -191,6 +191,35 @@ class ReplySettings(_Section):
     loop_guard: bool = Field(True, description="off: stream the engine's text as is (no repeat/sentence checks)")
     fact_lead: bool = Field(True, description="a generated reply opens with the intent's `lead` sentence (the customer "
                             "facts that answer it, from the prompt library) and the model continues after it")
+    default_language: dict[Literal["telecom", "ecommerce"], Literal["en", "zh"]] = Field(
+        default_factory=lambda: {"telecom": "en", "ecommerce": "en"},  # type: ignore[arg-type,return-value]
+        description="per domain: the reply language for a message that shows none (an order number, 'ok', an "
+                    "emoji) when the conversation has none either; set it to your customers' language")
+    select_min_score: float = Field(0.5, ge=0, le=1, description="reply bank: a reply is selected for the message "
+                                    "at or above this match score (else template, clarifying question or LLM)")
+    reply_bank: bool = Field(True, description="select reply-bank replies for messages (off: per-intent templates, "
+                             "canned texts and generated replies only)")
+    selected_over_llm: tuple[Literal["en", "zh"], ...] = Field(
+        ("en", "zh"), description="languages in which a selected bank reply is sent instead of a generated one")
+
+    @model_validator(mode="after")
+    def _languages(self) -> ReplySettings:
+        for domain in ("telecom", "ecommerce"):
+            self.default_language.setdefault(domain, "en")  # type: ignore[index]
+        return self
+
+
+class KnowledgeSettings(_Section):
+    enabled: bool = True
+    path: Path | None = Field(None, description="knowledge base folder; default: the project's knowledge/")
+    answer_min_score: float = Field(0.6, ge=0, le=1, description="a hit at or above this answers the message "
+                                    "directly (knowledge route)")
+    passage_min_score: float = Field(0.45, ge=0, le=1, description="hits at or above this go into the LLM's "
+                                     "prompt as reference")
+    passages: int = Field(3, ge=0, le=10, description="at most this many passages in a prompt")
+    history_turns: int = Field(1, ge=0, le=5, description="the customer's previous messages added to the query")
+    vectors_dir: Path | None = Field(None, description="cache of the sentence vectors of the knowledge base and the "
+                                     "reply bank (keyed by content); default <cache_dir>/vectors")
 
 
 InboxReason = Literal["uncertain", "handoff", "out_of_scope", "low_confidence"]
@@ -238,6 +267,7 @@ class Settings(BaseSettings):
     sessions: SessionSettings = SessionSettings()
     cache: CacheSettings = CacheSettings()
     reply: ReplySettings = ReplySettings()
+    knowledge: KnowledgeSettings = KnowledgeSettings()
     prompts_dir: Path | None = Field(None, description="prompt library; default: the repository's prompts/")
     logging: LoggingSettings = LoggingSettings()
     feedback_inbox: FeedbackInboxSettings = FeedbackInboxSettings()
@@ -282,6 +312,10 @@ class Settings(BaseSettings):
             if section.backend == "redis":
                 return section.redis_url
         return SessionSettings().redis_url
+
+    @property
+    def vectors_dir(self) -> Path:
+        return self.knowledge.vectors_dir or self.cache_dir / "vectors"
 
     @property
     def router_dir(self) -> Path:

@@ -70,6 +70,10 @@ class Metrics:
                                   registry=r)
         self.inbox_dropped = Counter("csreply_inbox_dropped", "Feedback-inbox rows lost (queue full, sink failed)",
                                      ["cause"], registry=r)
+        self.knowledge_hits = Counter("csreply_knowledge_hits", "Replies citing a knowledge-base entry (answered "
+                                      "from it, or given it as a passage)", ["domain", "lang", "entry"], registry=r)
+        self.knowledge_reloads = Counter("csreply_knowledge_reloads", "Knowledge-base reloads", ["status"],
+                                         registry=r)
         # Every label value exists from the start, so a dashboard's rate() sees 0 rather than no series.
         for reason in ("uncertain", "handoff", "out_of_scope", "low_confidence"):
             self.inbox_rows.labels(reason=reason)
@@ -86,6 +90,9 @@ class Metrics:
         if series is None:
             series = self._stream_series[endpoint] = (self.ttft.labels(endpoint), self.itl.labels(endpoint))
         return series
+
+    def knowledge_hit(self, domain: str, lang: str, entry: str) -> None:
+        self.knowledge_hits.labels(domain, lang, entry).inc()
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from serve.taxonomy import DOMAINS, INTENTS
 
-Route = Literal["llm", "canned", "clarify", "handoff", "template"]
+Route = Literal["llm", "canned", "clarify", "handoff", "template", "knowledge", "selected", "act"]
 LANGS = ("en", "zh")
 PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
 
@@ -48,16 +48,49 @@ class IntentPrompts(_Strict):
     lead: str | None = None
 
 
+class ActReplies(_Strict):
+    """Replies to conversation acts (serve/acts.py), Jinja with `topic` (the open topic's name, or ""),
+    `reference` and `reference_label`."""
+
+    thanks: str = Field(min_length=1)
+    acknowledgement: str = Field(min_length=1)
+    waiting: str = Field(min_length=1)  # "ok" after we asked the customer for something
+    after_handoff: str = Field(min_length=1)  # "ok" or "thanks" after the conversation went to a person
+    reference_open: str = Field(min_length=1)  # a bare reference inside a conversation about a topic
+    reference_new: str = Field(min_length=1)  # a bare reference with nothing before it
+    reference_labels: dict[Literal["order", "tracking", "phone"], str]
+
+
 class PromptFile(_Strict):
     version: Literal[1]
     domain: Literal["telecom", "ecommerce"]
     lang: Literal["en", "zh"]
     company: str = Field(min_length=1)
     system: str = Field(min_length=1)
-    clarify: str = Field(min_length=1)
+    clarify: str = Field(min_length=1)  # "is this about {{ options[0] }} or {{ options[1] }}?"
+    clarify_open: str = Field(min_length=1)  # no two likely topics: ask what the customer needs
     handoff: str = Field(min_length=1)
     intent_names: dict[str, str]
     intents: dict[str, IntentPrompts]
+    acts: ActReplies
+
+
+class BankReply(_Strict):
+    """One reply of the reply bank: a situation, the customer messages it fits, and the agent's reply."""
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=80)
+    intent: str
+    situation: str = Field(min_length=1)
+    examples: list[str] = Field(min_length=1)
+    reply: str = Field(min_length=1)  # Jinja, like the template replies
+    handoff: bool = False  # the reply passes the conversation to a human agent
+
+
+class ReplyBankFile(_Strict):
+    version: Literal[1]
+    domain: Literal["telecom", "ecommerce"]
+    lang: Literal["en", "zh"]
+    replies: list[BankReply]
 
 
 class RouteOverride(_Strict):
@@ -71,6 +104,7 @@ class RouteOverride(_Strict):
 class Manifest(_Strict):
     version: Literal[1]
     files: dict[str, dict[str, str]]
+    replies: dict[str, dict[str, str]] = {}  # the reply bank per domain and language (optional)
     default_route: Literal["llm", "canned", "handoff"] = "llm"
     routes: dict[str, Literal["llm", "canned", "handoff"]] = {}
     overrides: list[RouteOverride] = []
@@ -103,9 +137,11 @@ def sanitize_context(context: dict[str, Any] | None) -> dict[str, str]:
 
 
 class PromptLibrary:
-    def __init__(self, manifest: Manifest, files: dict[tuple[str, str], PromptFile]) -> None:
+    def __init__(self, manifest: Manifest, files: dict[tuple[str, str], PromptFile],
+                 banks: dict[tuple[str, str], ReplyBankFile] | None = None) -> None:
         self.manifest = manifest
         self.files = files
+        self.banks = banks or {}
         self._env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
                                                   keep_trailing_newline=False)
         self._compiled: dict[str, Any] = {}
@@ -129,10 +165,18 @@ class PromptLibrary:
                         if (loaded.domain, loaded.lang) != (domain, lang):
                             problems.append(f"{rel}: declares {loaded.domain}/{loaded.lang}, listed as {domain}/{lang}")
                         files[(domain, lang)] = loaded
+        banks: dict[tuple[str, str], ReplyBankFile] = {}
+        for domain, by_lang in (manifest.replies if manifest is not None else {}).items():
+            for lang, rel in by_lang.items():
+                bank = _load_model(root / rel, ReplyBankFile, problems)
+                if bank is not None:
+                    if (bank.domain, bank.lang) != (domain, lang):
+                        problems.append(f"{rel}: declares {bank.domain}/{bank.lang}, listed as {domain}/{lang}")
+                    banks[(domain, lang)] = bank
         if problems:
             raise PromptConfigError("invalid prompt library:\n  " + "\n  ".join(problems))
         assert manifest is not None
-        library = cls(manifest, files)
+        library = cls(manifest, files, banks)
         library.validate()
         return library
 
@@ -176,8 +220,31 @@ class PromptLibrary:
                     except TemplateError as exc:
                         problems.append(f"{where}: {field}: does not render with context {sorted(context)}: {exc}")
                         break
+        problems += self._bank_problems()
         if problems:
             raise PromptConfigError("invalid prompt library:\n  " + "\n  ".join(problems))
+
+    def _bank_problems(self) -> list[str]:
+        problems: list[str] = []
+        for (domain, lang), bank in self.banks.items():
+            pf = self.files.get((domain, lang))
+            seen: set[str] = set()
+            for i, r in enumerate(bank.replies):
+                where = f"{self.manifest.replies[domain][lang]}: replies[{i}] (id {r.id})"
+                if r.id in seen:
+                    problems.append(f"{where}: duplicate id")
+                seen.add(r.id)
+                if r.intent not in INTENTS:
+                    problems.append(f"{where}: unknown intent {r.intent!r}")
+                if pf is None:
+                    continue
+                for context in ({}, {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"}):
+                    try:
+                        self._render(r.reply, pf, context, intent=r.intent)
+                    except TemplateError as exc:
+                        problems.append(f"{where}: reply does not render with context {sorted(context)}: {exc}")
+                        break
+        return problems
 
     def _route_table(self) -> dict[tuple[str, str, str], RouteRule]:
         table: dict[tuple[str, str, str], RouteRule] = {}
@@ -195,7 +262,8 @@ class PromptLibrary:
 
     @staticmethod
     def _templates_of(pf: PromptFile) -> list[tuple[str, str]]:
-        out = [("system", pf.system), ("clarify", pf.clarify), ("handoff", pf.handoff)]
+        out = [("system", pf.system), ("clarify", pf.clarify), ("clarify_open", pf.clarify_open), ("handoff", pf.handoff)]
+        out += [(f"acts.{name}", text) for name, text in pf.acts.model_dump(exclude={"reference_labels"}).items()]
         for intent, entry in pf.intents.items():
             out.append((f"intents.{intent}.reply", entry.reply))
             out.append((f"intents.{intent}.guidance", entry.guidance))
@@ -239,8 +307,26 @@ class PromptLibrary:
         pf = self.file(domain, lang)
         names = [pf.intent_names.get(o, o) for o in options]
         own = pf.intents[intent].clarify if intent in pf.intents else None
-        template = own or pf.clarify
+        template = own or (pf.clarify if len(options) >= 2 else pf.clarify_open)
         return self._render(template, pf, sanitize_context(context), intent=intent, options=names)
+
+    def bank(self, domain: str, lang: str) -> list[BankReply]:
+        bank = self.banks.get((domain, lang))
+        return list(bank.replies) if bank is not None else []
+
+    def bank_reply(self, domain: str, lang: str, reply: BankReply, context: dict[str, Any] | None) -> str:
+        pf = self.file(domain, lang)
+        return " ".join(self._render(reply.reply, pf, sanitize_context(context), intent=reply.intent).split())
+
+    def act_reply(self, domain: str, lang: str, name: str, topic_intent: str | None,
+                  reference: str = "", reference_kind: str = "order") -> str:
+        """The reply to a conversation act; `topic_intent` is the open topic (None: no topic yet)."""
+        pf = self.file(domain, lang)
+        topic = "" if topic_intent in (None, "greeting_chitchat", "out_of_scope") else \
+            pf.intent_names.get(topic_intent or "", "")
+        label = pf.acts.reference_labels.get(reference_kind, "")  # type: ignore[call-overload]
+        return self._render(getattr(pf.acts, name), pf, {}, intent=topic_intent or "", topic=topic,
+                            reference=reference, reference_label=label)
 
     def handoff_message(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:
         pf = self.file(domain, lang)
@@ -254,7 +340,9 @@ class PromptLibrary:
 
     def _render(self, source: str, pf: PromptFile, context: dict[str, str], **extra: Any) -> str:
         variables = {"company": pf.company, "context": context, "intent": extra.pop("intent", ""),
-                     "guidance": extra.pop("guidance", ""), "options": extra.pop("options", []), **extra}
+                     "guidance": extra.pop("guidance", ""), "options": extra.pop("options", []),
+                     "topic": extra.pop("topic", ""), "reference": extra.pop("reference", ""),
+                     "reference_label": extra.pop("reference_label", ""), **extra}
         return self._template(source).render(**variables).strip()
 
 

@@ -26,9 +26,21 @@ class ReplyRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class Citation:
+    """A knowledge-base entry a reply is built on: the knowledge route's answer, or a passage in the prompt."""
+
+    id: str
+    title: str
+    lang: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class RouteDecision:
     route: Route
     reason: str
+    citations: tuple[Citation, ...] = ()
+    handoff: bool = False  # the reply passes the conversation to a person (handoff route, or a reply that does)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +71,7 @@ class DoneEvent:
     session_id: str | None = None
     variant: str | None = None  # the engine-pool member that generated the reply
     fallback: str | None = None  # why a generated reply was replaced (e.g. every generator down)
+    citations: tuple[Citation, ...] = ()  # knowledge-base entries the reply was built on
 
 
 ReplyEvent = IntentEvent | DeltaEvent | DoneEvent

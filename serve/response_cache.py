@@ -40,13 +40,37 @@ _VERSIONS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
 def prompt_version(library: PromptLibrary) -> str:
-    """Digest of the whole prompt library (manifest and every file): an edited prompt is a new version."""
+    """Digest of the whole prompt library (manifest, every file, the reply bank): an edited prompt is a new
+    version."""
     version = _VERSIONS.get(library)
     if version is None:
         blob = library.manifest.model_dump_json() + "".join(
-            f"{domain}/{lang}:{pf.model_dump_json()}" for (domain, lang), pf in sorted(library.files.items()))
+            f"{domain}/{lang}:{pf.model_dump_json()}" for (domain, lang), pf in sorted(library.files.items())
+        ) + "".join(f"bank:{d}/{lang}:{b.model_dump_json()}" for (d, lang), b in sorted(library.banks.items()))
         version = _VERSIONS[library] = hashlib.sha256(blob.encode()).hexdigest()[:16]
     return version
+
+
+class CachePolicy:
+    """Everything besides the question that shapes a cached reply: the engines and their decoding defaults
+    (penalties, guards), the reply settings, max_tokens, the prompt library's version and the knowledge base's
+    (its passages go into the prompt). All of it but max_tokens and the knowledge version is fixed once the
+    services are built, so each digest is computed once."""
+
+    def __init__(self, backend: str, model: str, engines: list[Any], reply: dict[str, Any],
+                 library: PromptLibrary) -> None:
+        self._fixed = {"backend": backend, "model": model, "decoding": [engine_fingerprint(e) for e in engines],
+                       "reply": reply}
+        self._library = library
+        self._known: dict[tuple[int, str], str] = {}
+
+    def variant(self, max_tokens: int, knowledge: str = "") -> str:
+        key = (max_tokens, knowledge)
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = variant_of(**self._fixed, max_tokens=max_tokens,
+                                                  prompts=prompt_version(self._library), knowledge=knowledge)
+        return known
 
 
 def should_store(finish_reason: str, text: str) -> bool:

@@ -20,9 +20,12 @@ from serve.config import MemberSettings, Settings
 from serve.generation.base import Generator
 from serve.generation.pool import GeneratorPool, PoolMember
 from serve.inbox import FeedbackInbox, build_inbox
+from serve.knowledge.store import KnowledgeStore
 from serve.metrics import Metrics
 from serve.pipeline import ReplyPipeline
 from serve.prompts import PROMPTS_DIR, PromptLibrary
+from serve.reply_bank import ReplySelector
+from serve.retrieval import one_blas_thread
 from serve.response_cache import MemoryResponseCache, RedisResponseCache, ResponseCache
 from serve.router.base import IntentClassifier
 from serve.router.fallback import FallbackRouter
@@ -50,6 +53,8 @@ class Services:
     admission: Admission
     pipeline: ReplyPipeline
     completions: CompletionService
+    knowledge: KnowledgeStore
+    selector: ReplySelector
     notes: tuple[str, ...] = ()
     inbox: FeedbackInbox | None = None
     started_at: float = field(default_factory=time.time)
@@ -183,10 +188,18 @@ async def build_services(settings: Settings, generator: Generator | None = None,
     inbox = build_inbox(settings, metrics)
     if inbox is not None:
         inbox.start()
+    # the knowledge base and the reply bank search with the router's sentence vectors (same space as the
+    # query vectors it returns with each classification); without them, lexically
+    embed, space = chain.vector_model() or (None, None)
+    one_blas_thread()
+    knowledge = KnowledgeStore(settings.knowledge, embed, space, settings.vectors_dir)
+    await asyncio.to_thread(knowledge.load)
+    selector = await asyncio.to_thread(ReplySelector, library, embed, space, settings.vectors_dir)
     pipeline = ReplyPipeline(router=chain, generator=pool, library=library, sessions=sessions, cache=cache,
-                             admission=admission, settings=settings, inbox=inbox)
+                             admission=admission, settings=settings, inbox=inbox, knowledge=knowledge,
+                             selector=selector, metrics=metrics)
     completions = CompletionService(pool, settings.generator, admission)
     services = Services(settings, pool, chain, library, sessions, cache, admission, pipeline, completions,
-                        tuple(notes + pool_notes), inbox)
+                        knowledge, selector, tuple(notes + pool_notes), inbox)
     services.lifecycle.ready = True
     return services

@@ -11,7 +11,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
-from serve.config import AdmissionSettings, GeneratorSettings, Settings
+from serve.config import AdmissionSettings, GeneratorSettings, KnowledgeSettings, ReplySettings, Settings
 from tests.fakes import ScriptedFakeGenerator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,6 +29,18 @@ def redis_available() -> bool:
         if os.environ.get("CSREPLY_REQUIRE_REDIS"):
             raise
         return False
+
+
+@pytest.fixture(scope="session", autouse=True)
+def retrieval_vectors() -> None:
+    """The sentence vectors of the knowledge base and the reply bank, read once per test session from the
+    cache `csreply prepare` filled (computed there if it did not): every test server's start-up then finds
+    them in memory, although each test has its own cache_dir."""
+    from serve.config import default_cache_dir
+    from serve.knowledge.cli import build_indexes
+
+    if (default_cache_dir() / "router" / "default" / "router.json").is_file():
+        build_indexes(Settings(cache_dir=default_cache_dir()))
 
 
 def default_router_dir() -> Path:
@@ -58,12 +70,21 @@ def sse_json(text: str) -> tuple[list[dict[str, Any]], bool]:
     return [json.loads(p) for p in payloads if p != "[DONE]"], done
 
 
+# Settings sections for tests of the per-intent routes and the generated-reply path (canned, template,
+# clarify; streaming, admission, deadlines, the engine pool): no knowledge-base answers and no reply-bank
+# selections, so a plain question reaches the route its intent has (tests/api/test_reply_routes.py and
+# test_knowledge_reload.py cover the knowledge and bank routes).
+GENERATED_ONLY: dict[str, Any] = {"knowledge": KnowledgeSettings(enabled=False),
+                                  "reply": ReplySettings(reply_bank=False)}
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(
         cache_dir=tmp_path,
         generator=GeneratorSettings(max_concurrent_requests=8, warmup=False),
         admission=AdmissionSettings(max_queue=0),  # no queue: a request past the limit is refused at once
+        **GENERATED_ONLY,
     )
 
 

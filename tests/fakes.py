@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from serve.errors import BackendUnavailable, ServeError
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.router.encoding import detect_lang
 from serve.router.base import IntentResult, Ranked
 from serve.taxonomy import INTENTS
 
@@ -96,7 +97,7 @@ class ScriptedTestRouter:
             label, confidence = self.answers.get(text, ("out_of_scope", 0.99))
             unsure = confidence < 0.5  # the default build's threshold floor
             out.append(IntentResult(label, confidence, (Ranked(label, confidence), Ranked("out_of_scope", 0.0)),
-                                    unsure, "low_confidence" if unsure else None, self.name, "en"))
+                                    unsure, "low_confidence" if unsure else None, self.name, detect_lang(text)))
         return out
 
     async def check_health(self) -> None:

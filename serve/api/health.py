@@ -43,6 +43,11 @@ async def ready(services: ServicesDep) -> JSONResponse:
     except Exception as exc:  # noqa: BLE001 - a router that cannot classify makes the server not ready
         healthy, body["router"]["healthy"] = False, False
         body["router"]["error"] = str(exc)
+    knowledge = services.knowledge.current
+    body["knowledge"] = {"enabled": knowledge is not None, "digest": services.knowledge.digest,
+                         "entries": knowledge.size if knowledge else 0, "expired": knowledge.expired if knowledge else 0,
+                         "dense": knowledge.dense if knowledge else False, "reloads": services.knowledge.reloads}
+    body["reply_bank"] = {"replies": services.selector.size, "dense": services.selector.dense}
     ok = lifecycle.ready and not lifecycle.draining and healthy
     body["ready"] = ok
     return JSONResponse(body, status_code=200 if ok else 503)

@@ -18,6 +18,7 @@ from serve.api.reply_models import (
     SuggestBody,
     SuggestResponse,
     check_lengths,
+    citations_out,
 )
 from serve.api.sse import Frame, SSEResponse, dumps, first_event, json_data, sse_response
 from serve.errors import NotFound
@@ -92,7 +93,7 @@ async def suggest(body: SuggestBody, services: ServicesDep,
     intent, decision, lang, suggestions, timings = await services.pipeline.suggest(body.to_request(variant), body.n)
     return SuggestResponse.model_validate({
         "intent": IntentOut.of(intent, route=decision.route, reason=decision.reason, lang=lang),
-        "suggestions": suggestions, "timings": timings,
+        "suggestions": suggestions, "timings": timings, "citations": citations_out(decision.citations),
     })
 
 

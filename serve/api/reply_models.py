@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from serve.config import ReplySettings
 from serve.errors import InvalidRequest
 from serve.generation.base import ChatMessage
-from serve.reply_events import DoneEvent, IntentEvent, ReplyRequest
+from serve.reply_events import Citation, DoneEvent, IntentEvent, ReplyRequest
 from serve.router.base import IntentResult
 
 # A hard ceiling for the wire models; the configured limit (reply.max_message_chars) is checked per request
@@ -92,7 +92,8 @@ class IntentOut(BaseModel):
     truncated: bool = False
     tokens: int = 0
     latency_ms: float = 0.0
-    route: str | None = Field(None, description="handoff | clarify | canned | template | llm")
+    route: str | None = Field(None, description="act | handoff | knowledge | selected | clarify | canned | template "
+                              "| llm")
     reason: str | None = None
     carried_over: bool = False
 
@@ -111,6 +112,17 @@ class IntentOut(BaseModel):
     def of_event(cls, event: IntentEvent) -> IntentOut:
         return cls.of(event.intent, route=event.route.route, reason=event.route.reason, lang=event.lang,
                       carried_over=event.carried_over)
+
+
+class CitationOut(BaseModel):
+    id: str = Field(description="knowledge-base entry id")
+    title: str
+    lang: str
+    score: float
+
+
+def citations_out(citations: tuple[Citation, ...]) -> list[CitationOut]:
+    return [CitationOut(id=c.id, title=c.title, lang=c.lang, score=c.score) for c in citations]
 
 
 class Handoff(BaseModel):
@@ -140,6 +152,8 @@ class DoneOut(BaseModel):
     session_id: str | None
     variant: str | None = Field(None, description="the engine-pool member that generated the reply")
     fallback: str | None = Field(None, description="set when a generated reply was replaced, and why")
+    citations: list[CitationOut] = Field(default_factory=list, description="knowledge-base entries the reply "
+                                         "is built on (its answer, or passages given to the model)")
 
     @classmethod
     def of(cls, event: DoneEvent) -> DoneOut:
@@ -151,6 +165,7 @@ class DoneOut(BaseModel):
             timings=Timings(router_ms=event.router_ms, queue_ms=event.queue_ms, ttft_ms=event.ttft_ms,
                             total_ms=event.total_ms),
             cached=event.cached, session_id=event.session_id, variant=event.variant, fallback=event.fallback,
+            citations=citations_out(event.citations),
         )
 
 
@@ -163,7 +178,7 @@ class ReplyResponse(DoneOut):
 
 class Suggestion(BaseModel):
     text: str
-    source: str = Field(description="llm, or the fixed route that produced it (canned, template, ...)")
+    source: str = Field(description="llm, or the route that produced it (knowledge, selected, canned, template, ...)")
 
 
 class SuggestTimings(BaseModel):
@@ -175,3 +190,5 @@ class SuggestResponse(BaseModel):
     intent: IntentOut
     suggestions: list[Suggestion]
     timings: SuggestTimings
+    citations: list[CitationOut] = Field(default_factory=list, description="knowledge-base entries behind the "
+                                         "suggestions")

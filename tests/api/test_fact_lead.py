@@ -45,7 +45,8 @@ def repeats_the_lead(request: GenerationRequest) -> list[GenerationChunk]:
 
 
 async def client_for(tmp_path: Path, engine: ScriptedFakeGenerator, **reply: object) -> AsyncIterator[httpx.AsyncClient]:
-    async for c in open_client(make_settings(tmp_path, reply=ReplySettings(**reply)), engine):
+    async for c in open_client(make_settings(tmp_path, reply=ReplySettings(**{"reply_bank": False, **reply})),
+                               engine):
         yield c
 
 

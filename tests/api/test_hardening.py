@@ -20,7 +20,7 @@ from serve.config import AdmissionSettings, GeneratorSettings, ServerSettings, S
 from serve.errors import BackendUnavailable
 from serve.logsetup import JsonFormatter
 from serve.router.base import IntentResult
-from tests.conftest import REPO, parse_sse, sse_json
+from tests.conftest import GENERATED_ONLY, REPO, parse_sse, sse_json
 from tests.fast_engine import FastTestEngine
 
 CHAT = "/v1/chat/completions"
@@ -32,7 +32,7 @@ GPU_ONLY = {"csreply_gpu_utilization_perc", "csreply_gpu_memory_used_bytes", "cs
 def make_settings(tmp_path, **server: object) -> Settings:
     return Settings(cache_dir=tmp_path, generator=GeneratorSettings(max_concurrent_requests=4, warmup=False),
                     admission=AdmissionSettings(max_queue=2, max_queue_wait_s=5),
-                    server=ServerSettings(**server))  # type: ignore[arg-type]
+                    server=ServerSettings(**server), **GENERATED_ONLY)  # type: ignore[arg-type]
 
 
 async def open_client(settings: Settings, engine: object | None = None, router: object | None = None

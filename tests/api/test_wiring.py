@@ -10,7 +10,7 @@ import serve.services
 from serve.app import create_app
 from serve.config import GeneratorSettings, Settings
 from serve.generation.trtllm import from_preset
-from tests.conftest import REPO, sse_json
+from tests.conftest import GENERATED_ONLY, REPO, sse_json
 from tests.fakes import ScriptedFakeGenerator
 
 SMOKE = REPO / "build_configs/llm/smollm2-135m-instruct-any-fp16.yaml"
@@ -22,7 +22,7 @@ async def test_reply_is_served_by_hf_after_a_failed_trtllm_load(tmp_path, monkey
     hf = ScriptedFakeGenerator(name="hf")
     monkeypatch.setattr(serve.services, "hf_generator", lambda settings: hf)
     broken = from_preset(SMOKE, tmp_path)  # no engine was built under tmp_path: load() fails
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False))
+    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False), **GENERATED_ONLY)
     app = create_app(settings, generator=broken)
     async with LifespanManager(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:

@@ -13,6 +13,9 @@
     canned: "canned: approved text, send as written",
     clarify: "clarifying question",
     handoff: "handoff: pass to a specialist",
+    knowledge: "knowledge base: our own answer, cited below",
+    selected: "reply bank: approved reply for this situation",
+    act: "acknowledgement or reference",
   };
 
   function el(tag, className, text) {
@@ -170,6 +173,18 @@
       suggestionList.appendChild(item);
     });
     if (!data.suggestions.length) suggestionList.appendChild(el("li", "muted", "No suggestion for this message."));
+    // The knowledge-base entries behind the suggestions, so the agent can check the facts before sending.
+    var cited = data.citations || [];
+    if (cited.length) {
+      var sources = el("li", "citations");
+      sources.appendChild(el("span", "muted", "From the knowledge base: "));
+      cited.forEach(function (entry, i) {
+        var item = el("span", "citation", (i ? ", " : "") + entry.title + " (" + entry.id + ")");
+        item.dataset.entry = entry.id;
+        sources.appendChild(item);
+      });
+      suggestionList.appendChild(sources);
+    }
   }
 
   function insertSuggestion(index) {

@@ -1,0 +1,107 @@
+"""Conversation acts: messages that do something in the conversation rather than ask about a topic.
+
+- an acknowledgement or thanks ("ok", "thanks", "嗯", "好的", "对的", "👍") gets a one-line acknowledgement that
+  keeps the open topic, never the greeting menu and never a refusal;
+- a message that is only a reference (an order, tracking or phone number, with or without a label such as
+  "order #" or "订单号：") is taken as one: joined to the open topic, or asked about when there is none;
+- a message with nothing in it but @mentions, links or a photo placeholder (a customer tagging the brand on
+  social media) is a greeting: "how can I help?".
+Nudges ("any update?", "还在吗") live in serve/followup.py: they keep the conversation's intent.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+ActKind = Literal["acknowledgement", "thanks", "reference", "greeting"]
+ReferenceKind = Literal["order", "tracking", "phone"]
+
+_STRIP = re.compile(r"[\s!！.。,，~～…?？:：;；'\"“”‘’()（）\[\]【】*_-]+")
+_ACK = frozenset(
+    "ok|okay|okey|k|kk|okk|okie|alright|allright|sure|fine|cool|great|perfect|noted|understood|gotit|got it|"
+    "yes|yep|yeah|yup|right|correct|thatsright|willdo|soundsgood|nice|good|okgreat|okcool|okay then|okthen|"
+    "嗯|嗯嗯|嗯嗯嗯|哦|哦哦|噢|喔|好|好的|好滴|好哒|好吧|好嘞|好了|行|行吧|可以|可以的|收到|收到了|明白|明白了|知道了|"
+    "了解|了解了|对|对的|对对|对啊|是的|是|是啊|没错|嗯好的|嗯好|哦好的|嗯嗯好的|好的好的|嗯对|ok的|好的呢|好哒呢".replace(" ", "")
+    .split("|")
+)
+_THANKS = frozenset(
+    "thanks|thank you|thankyou|thx|ty|tq|cheers|many thanks|thanks a lot|thanks so much|thank you so much|"
+    "ok thanks|ok thank you|okay thanks|okay thank you|great thanks|perfect thanks|thanks again|appreciate it|"
+    "谢谢|谢谢你|谢谢您|谢谢啦|谢谢了|多谢|多谢了|感谢|非常感谢|谢了|好的谢谢|好的谢谢你|好的谢谢您|嗯谢谢|嗯嗯谢谢|"
+    "ok谢谢|谢谢亲|辛苦了|辛苦啦|谢谢客服|麻烦了|麻烦你了".replace(" ", "").split("|")
+)
+_POSITIVE_EMOJI = frozenset("👍👌🙏😊🙂😀😄👏✅❤💯🤝")
+_EMOJI_EXTRAS = re.compile("[\ufe0f\u200d\U0001f3fb-\U0001f3ff]")  # variation selector, joiner, skin tones
+
+# Labels that may stand around a reference; what is left must be the reference itself.
+_LABELS = re.compile(
+    r"(?i)\b(?:my|the|it'?s|its|is|here|order|orders|order\s*(?:no|number|num|id)|ref(?:erence)?|tracking|"
+    r"tracking\s*(?:no|number|id)|parcel|package|phone|mobile|number|no|num|account|acct)\b|"
+    r"订单号码|订单编号|订单号|订单|运单号|快递单号|物流单号|单号|快递号|手机号码|手机号|电话号码|电话|号码|账号|我的|是|这个|"
+    r"[#＃:：。.,，!！?？=\s]"
+)
+_REFERENCE = re.compile(r"^[A-Za-z]{0,4}[-\d]*\d[-\dA-Za-z]*$")
+_TRACKING_WORDS = re.compile(r"(?i)tracking|parcel|package|运单|快递单|物流单|快递号")
+_PHONE_WORDS = re.compile(r"(?i)phone|mobile|手机|电话")
+_ORDER_WORDS = re.compile(r"(?i)order|订单")
+
+
+# Social-media wrapping that carries no request: @handles, links, "pic.twitter..." and Weibo markers.
+_WRAPPING = re.compile(r"(?:对\s*@[^\s:：]+\s*说[:：]?)|(?:@[\w\-.\u4e00-\u9fff]+)|(?:https?://\S+)|(?:pic\.\S+)|O网页链接|图片评论|(?:我在:\S*)")
+
+
+def strip_wrapping(text: str) -> str:
+    """The message without @mentions, links and platform markers (what the customer actually wrote)."""
+    return " ".join(_WRAPPING.sub(" ", text).split())
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    kind: ActKind
+    reference: str | None = None
+    reference_kind: ReferenceKind | None = None
+
+
+def _key(text: str) -> str:
+    return _STRIP.sub("", unicodedata.normalize("NFKC", text).lower())
+
+
+def detect_act(message: str) -> Act | None:
+    """The act a message performs, or None for a message about a topic."""
+    stripped = strip_wrapping(message)
+    if not stripped and message.strip():
+        return Act("greeting")
+    if not stripped or len(stripped) > 60:
+        return None
+    full = _key(stripped)
+    key = _EMOJI_EXTRAS.sub("", "".join(ch for ch in full if ch not in _POSITIVE_EMOJI))
+    if key in _THANKS:
+        return Act("thanks")
+    if key in _ACK or (not key and full):  # words of assent, or positive emoji alone
+        return Act("acknowledgement")
+    return _reference(stripped)
+
+
+def _reference(message: str) -> Act | None:
+    normalized = unicodedata.normalize("NFKC", message)
+    rest = _LABELS.sub(" ", normalized).split()
+    if len(rest) != 1 or not _REFERENCE.match(rest[0]):
+        return None
+    token = rest[0]
+    if sum(ch.isdigit() for ch in token) < 4:
+        return None
+    if _TRACKING_WORDS.search(normalized):
+        kind: ReferenceKind = "tracking"
+    elif _PHONE_WORDS.search(normalized):
+        kind = "phone"
+    elif _ORDER_WORDS.search(normalized):
+        kind = "order"
+    else:
+        digits = token.replace("-", "")
+        # a bare Chinese mobile number (11 digits starting with 1) or a 10-digit one reads as a phone number
+        looks_phone = digits.isdigit() and (len(digits) == 11 and digits.startswith("1") or len(digits) == 10)
+        kind = "phone" if looks_phone else "order"
+    return Act("reference", token, kind)

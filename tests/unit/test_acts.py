@@ -1,0 +1,52 @@
+"""Conversation acts: acknowledgements, thanks, bare references and social-media wrapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from serve.acts import detect_act, strip_wrapping
+
+
+@pytest.mark.parametrize("text", ["ok", "OK!", "okay", "got it", "yes", "👍", "👍🏻👍", "ok 👍", "嗯", "嗯嗯", "好的",
+                                  "好的。", "对的", "收到", "行", "明白了"])
+def test_acknowledgements(text: str) -> None:
+    act = detect_act(text)
+    assert act is not None and act.kind == "acknowledgement"
+
+
+@pytest.mark.parametrize("text", ["thanks", "Thank you so much!", "thx", "ok thanks", "谢谢", "好的，谢谢", "辛苦了",
+                                  "thanks 🙏"])
+def test_thanks(text: str) -> None:
+    act = detect_act(text)
+    assert act is not None and act.kind == "thanks"
+
+
+@pytest.mark.parametrize(("text", "reference", "kind"), [
+    ("5388123", "5388123", "order"), ("Order # 113-4002806-4843420", "113-4002806-4843420", "order"),
+    ("订单号：2010123019433", "2010123019433", "order"), ("#A1234567", "A1234567", "order"),
+    ("tracking number 1Z999AA10123456784", "1Z999AA10123456784", "tracking"),
+    ("运单号 SF1234567890", "SF1234567890", "tracking"), ("9025288580 is my number", "9025288580", "phone"),
+    ("13812345678", "13812345678", "phone"), ("my order is 778899", "778899", "order"),
+    ("对@示例商城客服 说：订单号：2010123019433", "2010123019433", "order"),
+])
+def test_bare_references(text: str, reference: str, kind: str) -> None:
+    act = detect_act(text)
+    assert act is not None and act.kind == "reference"
+    assert (act.reference, act.reference_kind) == (reference, kind)
+
+
+@pytest.mark.parametrize("text", ["where is order 5388", "ok but where is my parcel", "对的，就是那个订单还没到", "你啥意思",
+                                  "no", "😡", "!!!", "thanks for nothing, still no refund", "123", "@115850 worst service"])
+def test_messages_with_a_topic_or_a_complaint_are_not_acts(text: str) -> None:
+    assert detect_act(text) is None
+
+
+@pytest.mark.parametrize("text", ["@O2 ", "@115850", "@AmazonHelp https://t.co/5siVgYCfW6", "@1936 @idea_cares @116329"])
+def test_a_message_of_mentions_and_links_alone_is_a_greeting(text: str) -> None:
+    act = detect_act(text)
+    assert act is not None and act.kind == "greeting"
+
+
+def test_wrapping_is_stripped_but_the_words_stay() -> None:
+    assert strip_wrapping("@sainsburys This true? https://t.co/nvqo2WoxL1") == "This true?"
+    assert strip_wrapping("对@趣玩网客服 说：优惠券还没到 我在:北京") == "优惠券还没到"
