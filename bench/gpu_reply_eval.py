@@ -116,7 +116,7 @@ def main() -> int:
         convert_gguf(args.gguf, base)
     if "ft" in args.models and not (tuned / "config.json").is_file():
         merge_adapter(base, REPO / "checkpoints/adapters/smollm2-cs", tuned)
-    cases = load_cases(args.data)[: args.limit or None]
+    cases = load_cases(args.data)[0][: args.limit or None]
     models = {"base": base, "ft": tuned}
     summaries = []
     for model in args.models.split(","):

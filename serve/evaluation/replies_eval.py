@@ -18,6 +18,7 @@ from serve.config import Settings
 from serve.evaluation.reply_cases import ReplyCase, load_cases
 from serve.evaluation.reply_checks import chrf
 from serve.evaluation.reply_report import write_report
+from serve.evaluation.judging import key_path, sample_cases, write_packet
 from serve.evaluation.reply_summary import score_case, summarize
 from serve.prompts import PROMPTS_DIR, PromptLibrary
 
@@ -61,9 +62,9 @@ async def run_cases(cases: list[ReplyCase], answer: Answer, library: PromptLibra
     return [r for r in rows if r is not None], latencies
 
 
-def http_answer(client: Any) -> Answer:
+def http_answer(client: Any, auto_lang: bool = False) -> Answer:
     async def answer(case: ReplyCase) -> dict[str, Any]:
-        response = await client.post("/v1/reply", json=case.payload)
+        response = await client.post("/v1/reply", json=case.payload(auto_lang))
         if response.status_code != 200:
             return {"reply": "", "error": response.text[:300]}
         body = response.json()
@@ -72,13 +73,13 @@ def http_answer(client: Any) -> Answer:
     return answer
 
 
-def pipeline_answer(pipeline: Any) -> Answer:
+def pipeline_answer(pipeline: Any, auto_lang: bool = False) -> Answer:
     from serve.api.reply_models import DoneOut, IntentOut, ReplyBody
     from serve.reply_events import DeltaEvent, DoneEvent, IntentEvent
 
     async def answer(case: ReplyCase) -> dict[str, Any]:
         result: dict[str, Any] = {"reply": ""}
-        async for event in pipeline.reply(ReplyBody.model_validate(case.payload).to_request()):
+        async for event in pipeline.reply(ReplyBody.model_validate(case.payload(auto_lang)).to_request()):
             if isinstance(event, IntentEvent):
                 result["intent"] = IntentOut.of_event(event).model_dump()
             elif isinstance(event, DeltaEvent):
@@ -91,20 +92,20 @@ def pipeline_answer(pipeline: Any) -> Answer:
 
 
 async def _run(cases: list[ReplyCase], url: str | None, settings: Settings, library: PromptLibrary,
-               concurrency: int, results: Path | None,
-               variant: str | None = None) -> tuple[list[dict[str, Any]], list[float]]:
+               concurrency: int, results: Path | None, variant: str | None = None,
+               auto_lang: bool = False) -> tuple[list[dict[str, Any]], list[float]]:
     if url:
         import httpx
 
         # A pinned engine-pool variant scores one build of an A/B pair (header read by /v1/reply).
         headers = {"x-csreply-variant": variant} if variant else {}
         async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=600, headers=headers) as client:
-            return await run_cases(cases, http_answer(client), library, concurrency, results)
+            return await run_cases(cases, http_answer(client, auto_lang), library, concurrency, results)
     from serve.services import build_services
 
     services = await build_services(settings)
     try:
-        return await run_cases(cases, pipeline_answer(services.pipeline), library, concurrency, results)
+        return await run_cases(cases, pipeline_answer(services.pipeline, auto_lang), library, concurrency, results)
     finally:
         await services.aclose()
 
@@ -119,8 +120,8 @@ def _num(value: float | None, fmt: str = ".1f") -> str:
 
 def print_summary(summary: dict[str, Any]) -> None:
     print(f"{summary['n']} cases  routes {summary['routes']}")
-    for key in ("language_match", "handoff_accuracy", "must_include_rate", "must_not_include_rate",
-                "canned_verbatim_rate", "intent_accuracy"):
+    for key in ("language_match", "refusal_rate", "clarify_rate", "cited_rate", "handoff_accuracy",
+                "must_include_rate", "must_not_include_rate", "canned_verbatim_rate", "intent_accuracy"):
         print(f"  {key:24} {_pct(summary[key])}")
     print(f"  {'chrf':24} {_num(summary['chrf'])}")
     print(f"  latency p50 {_num(summary['latency_ms']['p50'], '.0f')} ms, "
@@ -141,12 +142,20 @@ def print_summary(summary: dict[str, Any]) -> None:
               f"{_num(m['median_sentences']):>5} {_pct(m['must_include_rate']):>6} {_num(m['chrf']):>5} "
               f"{_num(m['median_latency_ms'], '.0f'):>7}")
     print(f"  generated finish reasons {summary['generated']['finish_reasons']}")
+    if summary.get("acts"):
+        print(f"  conversation acts {summary['acts']}")
 
 
 def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | None, concurrency: int = 1,
              results: Path | None = None, limit: int | None = None, variant: str | None = None,
-             report: Path | None = None, worst: int = 3) -> int:
-    cases = load_cases(data)[:limit] if limit else load_cases(data)
+             report: Path | None = None, worst: int = 3, auto_lang: bool = False, other_domain: str | None = None,
+             sample: int | None = None, seed: int = 0, judge_packet: Path | None = None) -> int:
+    cases, skipped = load_cases(data, other_domain)
+    if skipped:
+        print(f"{skipped} cases of other domains skipped (--other-domain runs them as telecom or ecommerce)")
+    if sample:
+        cases = sample_cases(cases, sample, seed)
+    cases = cases[:limit] if limit else cases
     library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)
     if results is None and json_out is not None:
         results = json_out.with_suffix(".cases.jsonl")
@@ -157,7 +166,7 @@ def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | N
         print("csreply eval replies: --variant needs --url (it pins an engine-pool member of a running server)",
               file=sys.stderr)
         return 2
-    rows, latencies = asyncio.run(_run(cases, url, settings, library, concurrency, results, variant))
+    rows, latencies = asyncio.run(_run(cases, url, settings, library, concurrency, results, variant, auto_lang))
     summary = summarize(rows, latencies)
     print_summary(summary)
     output = {**summary, "data": str(data), "cases": rows}
@@ -168,6 +177,9 @@ def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | N
         print(f"report {md} (plots {', '.join(p.name for p in images.values())})")
     if json_out:
         json_out.write_text(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
+    if judge_packet is not None:
+        write_packet(cases, rows, judge_packet, seed)
+        print(f"judge packet {judge_packet} ({len(rows)} replies, blind) and its key {key_path(judge_packet)}")
     failures = [r for r in rows if r.get("error")]
     if failures:
         print(f"{len(failures)} cases failed: first error {failures[0]['error']}", file=sys.stderr)

@@ -2,7 +2,9 @@
 "context"?, "reference"?, "intent"?, "must_include"?, "must_not_include"?, "expect_handoff"?}.
 
 The last message is the customer's; earlier ones are the history. Any other field (`source`, `brand`,
-`id`, ...) is kept as metadata, so results can be broken down by it."""
+`id`, ...) is kept as metadata, so results can be broken down by it. Real conversations collected from
+other brands may carry `"domain": "other"` (an app, a travel site): `load_cases` skips them, or runs them as
+one of the two domains when asked (`other_domain`)."""
 
 from __future__ import annotations
 
@@ -35,11 +37,11 @@ class ReplyCase:
     def message(self) -> str:
         return self.messages[-1]["content"]
 
-    @property
-    def payload(self) -> dict[str, Any]:
+    def payload(self, auto_lang: bool = False) -> dict[str, Any]:
+        """The /v1/reply body; `auto_lang`: let the server find the language, as real traffic does."""
         *history, _ = self.messages
-        body: dict[str, Any] = {"domain": self.domain, "lang": self.lang, "message": self.message,
-                                "history": history, "stream": False}
+        body: dict[str, Any] = {"domain": self.domain, "lang": "auto" if auto_lang else self.lang,
+                                "message": self.message, "history": history, "stream": False}
         if self.context:
             body["context"] = self.context
         return body
@@ -77,5 +79,14 @@ def parse_case(row: dict[str, Any], where: str) -> ReplyCase:
     return case
 
 
-def load_cases(path: Path) -> list[ReplyCase]:
-    return [parse_case(row, f"{path}:{n}") for n, row in jsonl_rows(path)]
+def load_cases(path: Path, other_domain: str | None = None) -> tuple[list[ReplyCase], int]:
+    """The cases, and how many `"domain": "other"` rows were skipped (none when `other_domain` maps them)."""
+    cases, skipped = [], 0
+    for n, row in jsonl_rows(path):
+        if isinstance(row, dict) and row.get("domain") == "other":
+            if other_domain is None:
+                skipped += 1
+                continue
+            row = {**row, "domain": other_domain, "domain_source": "other"}
+        cases.append(parse_case(row, f"{path}:{n}"))
+    return cases, skipped

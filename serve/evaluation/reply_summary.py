@@ -18,10 +18,12 @@ _MAX_GROUPS = 12
 _STYLE = ("Style:", "风格：")
 
 
-def sources_of(case: ReplyCase, intent: str | None, library: PromptLibrary) -> list[str]:
-    """What the model was given: the system prompt as the pipeline renders it (guidance, customer
-    context) and every message of the conversation."""
-    sources = [m["content"] for m in case.messages]
+def sources_of(case: ReplyCase, intent: str | None, library: PromptLibrary, retrieved: list[str] | None = None,
+               ) -> list[str]:
+    """What the reply may draw on: the system prompt as the pipeline renders it (guidance, customer
+    context), every message of the conversation, and the retrieved texts (cited knowledge entries, the
+    selected bank reply)."""
+    sources = [m["content"] for m in case.messages] + list(retrieved or [])
     sources.append(" ".join(f"{k} {v}" for k, v in case.context.items()))
     if intent:
         try:
@@ -33,18 +35,51 @@ def sources_of(case: ReplyCase, intent: str | None, library: PromptLibrary) -> l
     return sources
 
 
+def bank_reply_of(reason: str | None, case: ReplyCase, library: PromptLibrary) -> Any:
+    """The reply-bank entry a `selected` reply came from (its reason is `reply_bank:<id>`), or None."""
+    if not reason or not reason.startswith("reply_bank:"):
+        return None
+    wanted = reason.split(":", 1)[1]
+    return next((r for r in library.bank(case.domain, case.lang) if r.id == wanted), None)
+
+
+def knowledge_texts(citations: list[dict[str, Any]], case: ReplyCase) -> list[str]:
+    """The cited entries' texts, from the knowledge base on disk (the server's own, unless configured
+    elsewhere); an id that is not there any more contributes nothing."""
+    if not citations:
+        return []
+    from serve.knowledge.entries import KnowledgeError, load_entries
+
+    try:
+        entries = {(e.domain, e.id): e for e in load_entries().entries}
+    except KnowledgeError:
+        return []
+    found = [entries.get((case.domain, str(c.get("id")))) for c in citations]
+    return [f"{e.title} {e.text}" for e in found if e is not None]
+
+
 def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary,
                latency_ms: float | None = None) -> dict[str, Any]:
     reply = response.get("reply", "")
     intent = response.get("intent", {})
     handoff = response.get("handoff", {}).get("needed", False)
+    citations = response.get("citations") or []
+    route, reason = intent.get("route"), intent.get("reason")
+    bank = bank_reply_of(reason, case, library)
     out: dict[str, Any] = {
         "message": case.message, "domain": case.domain, "lang": case.lang, "reply": reply,
-        "intent": intent.get("label"), "route": intent.get("route"), "reason": intent.get("reason"),
+        "intent": intent.get("label"), "route": route, "reason": reason,
         "finish_reason": response.get("finish_reason"), "cached": response.get("cached"),
         "handoff": handoff, "language_match": bool(reply.strip()) and detect_lang(reply) == case.lang,
         "has_context": bool(case.context), "meta": case.meta,
+        "cited": [c.get("id") for c in citations],
+        # the out-of-scope reply: the router's out_of_scope on a fixed route, or a bank reply for it
+        "refusal": (bank.intent == "out_of_scope") if bank is not None else
+                   (intent.get("label") == "out_of_scope" and route in ("canned", "template", "llm")),
+        "clarify": route == "clarify",
     }
+    if route == "act":
+        out["act"] = reason
     if latency_ms is not None:
         out["latency_ms"] = round(latency_ms, 1)
     ttft = (response.get("timings") or {}).get("ttft_ms")
@@ -52,7 +87,8 @@ def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary
         # the server's own figure (in process and over HTTP alike): when the first words of the reply were
         # released to the stream, counted from the request's start
         out["ttft_ms"] = round(float(ttft), 1)
-    out.update(check_reply(reply, sources=sources_of(case, out["intent"], library),
+    retrieved = knowledge_texts(citations, case) + ([bank.reply] if bank is not None else [])
+    out.update(check_reply(reply, sources=sources_of(case, out["intent"], library, retrieved),
                            must_include=case.must_include, reference=case.reference))
     if not out.get("must_include_ok", True):
         # which strings were missed, for the report's worst cases
@@ -99,6 +135,8 @@ def group_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "n": len(rows),
         "routes": dict(Counter(str(r["route"]) for r in rows)),
         "language_match": _rate(rows, "language_match"),
+        "refusal_rate": _rate(rows, "refusal"),
+        "clarify_rate": _rate(rows, "clarify"),
         "handoff_accuracy": _rate(rows, "handoff_ok"),
         "must_not_include_rate": _rate(rows, "must_not_include_ok"),
         "canned_verbatim_rate": _rate(rows, "canned_verbatim_ok"),
@@ -131,6 +169,10 @@ def summarize(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, A
         "chrf": group_metrics(rows)["chrf"],
         "latency_ms": _spread(latencies),
         "routes": dict(Counter(r["route"] for r in rows)),
+        "refusal_rate": _rate(rows, "refusal"),
+        "clarify_rate": _rate(rows, "clarify"),
+        "cited_rate": sum(1 for r in rows if r.get("cited")) / len(rows) if rows else None,
+        "acts": dict(Counter(r["act"] for r in rows if r.get("act"))),
         "errors": sum(1 for r in rows if r.get("error")),
     }
     ttfts = [r["ttft_ms"] for r in rows if "ttft_ms" in r]

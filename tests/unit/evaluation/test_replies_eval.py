@@ -36,8 +36,8 @@ def cases_file(tmp_path: Path) -> Path:
 
 
 def test_unknown_fields_are_metadata_and_bad_cases_say_where(cases_file: Path, tmp_path: Path) -> None:
-    cases = load_cases(cases_file)
-    assert cases[0].meta == {"source": "team", "brand": "A"} and cases[0].payload["context"] == {"data_left": "3.2 GB"}
+    cases, _ = load_cases(cases_file)
+    assert cases[0].meta == {"source": "team", "brand": "A"} and cases[0].payload()["context"] == {"data_left": "3.2 GB"}
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"messages": [{"role": "assistant", "content": "hi"}], "domain": "telecom",
                                "lang": "en"}) + "\n")
@@ -46,7 +46,7 @@ def test_unknown_fields_are_metadata_and_bad_cases_say_where(cases_file: Path, t
 
 
 def test_run_scores_every_case_concurrently_and_appends_results_as_it_goes(cases_file: Path, tmp_path: Path) -> None:
-    cases = load_cases(cases_file)
+    cases, _ = load_cases(cases_file)
     in_flight, peak = 0, 0
 
     async def answer(case):
@@ -75,7 +75,7 @@ def test_run_scores_every_case_concurrently_and_appends_results_as_it_goes(cases
 
 
 def test_one_failing_case_does_not_lose_the_others(cases_file: Path) -> None:
-    cases = load_cases(cases_file)
+    cases, _ = load_cases(cases_file)
 
     async def answer(case):
         if case.lang == "zh":
