@@ -195,7 +195,7 @@ class ReplySettings(_Section):
         default_factory=lambda: {"telecom": "en", "ecommerce": "en"},  # type: ignore[arg-type,return-value]
         description="per domain: the reply language for a message that shows none (an order number, 'ok', an "
                     "emoji) when the conversation has none either; set it to your customers' language")
-    select_min_score: float = Field(0.5, ge=0, le=1, description="reply bank: a reply is selected for the message "
+    select_min_score: float = Field(0.42, ge=0, le=1, description="reply bank: a reply is selected for the message "
                                     "at or above this match score (else template, clarifying question or LLM)")
     reply_bank: bool = Field(True, description="select reply-bank replies for messages (off: per-intent templates, "
                              "canned texts and generated replies only)")

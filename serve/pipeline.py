@@ -19,6 +19,7 @@ Routes, in this order:
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import time
 from collections.abc import AsyncGenerator
@@ -60,8 +61,10 @@ logger = logging.getLogger(__name__)
 def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLibrary,
                  generator_languages: tuple[str, ...], uncertain_streak: int, act: Act | None = None,
                  topic: str | None = None, knowledge: KnowledgeHit | None = None, selection: Selection | None = None,
-                 selected_over_llm: tuple[str, ...] = ()) -> RouteDecision:
-    """The route of one message; `knowledge` and `selection` are given only when confident enough to send."""
+                 selected_over_llm: tuple[str, ...] = (), short: bool = True) -> RouteDecision:
+    """The route of one message; `knowledge` and `selection` are given only when confident enough to send.
+    `short`: the message is a few words, so a clarifying question is the useful answer to an unsure reading
+    (a long message has said what it is about: its likeliest intent answers it)."""
     if act is not None:
         if act.kind == "reference" and topic is not None:
             return RouteDecision("act", "reference_for_open_topic", handoff=True)
@@ -70,10 +73,10 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
         return RouteDecision("handoff", "customer_requested_human", handoff=True)
     if knowledge is not None:
         cited = (Citation(knowledge.entry.id, knowledge.entry.title, knowledge.entry.lang, knowledge.score),)
-        return RouteDecision("knowledge", f"knowledge:{knowledge.entry.id}", cited)
-    chosen = RouteDecision("selected", f"reply_bank:{selection.reply.id}", handoff=selection.reply.handoff) \
-        if selection is not None else None
-    if intent.uncertain:
+        return RouteDecision("knowledge", f"knowledge:{knowledge.entry.id}", cited, match_score=knowledge.score)
+    chosen = RouteDecision("selected", f"reply_bank:{selection.reply.id}", handoff=selection.reply.handoff,
+                           match_score=selection.score) if selection is not None else None
+    if intent.uncertain and (chosen is not None or short):
         if chosen is not None:
             return chosen
         if uncertain_streak + 1 >= library.manifest.handoff_after_uncertain_turns:
@@ -96,6 +99,16 @@ OUT_OF_SCOPE_EASING = 0.1
 
 # Never offered as an answer to "is this about X or Y?": nobody asks to talk about chit-chat or something else.
 _NOT_OPTIONS = frozenset({"out_of_scope", "greeting_chitchat"})
+
+
+# A message this short can be ambiguous; a longer one has said what it is about.
+SHORT_WORDS, SHORT_HANZI = 12, 20
+_HANZI = re.compile(r"[\u3400-\u9fff]")
+
+
+def is_short(message: str) -> bool:
+    text = strip_wrapping(message)
+    return len(_HANZI.findall(text)) <= SHORT_HANZI and len(_HANZI.sub(" ", text).split()) <= SHORT_WORDS
 
 
 def clarify_options(intent: IntentResult) -> list[str]:
@@ -153,16 +166,17 @@ class ReplyPipeline:
                 knowledge = hits[0]
             passages = tuple(h for h in hits if h.score >= self.knowledge_settings.passage_min_score)
             if self.selector is not None and self.settings.reply_bank:
-                # Messages come to a brand's own channel: one the router reads as unrelated is still more often
-                # a complaint or question about the business, so a fitting bank reply needs less evidence.
-                threshold = self.settings.select_min_score - (OUT_OF_SCOPE_EASING if unrelated else 0.0)
+                # Messages come to a brand's own channel: one the router reads as unrelated (or cannot read) is
+                # still more often a complaint or question about the business, so a bank reply needs less evidence.
+                eased = unrelated or intent.uncertain
+                threshold = self.settings.select_min_score - (OUT_OF_SCOPE_EASING if eased else 0.0)
                 selection = self.selector.select(request.domain, lang, strip_wrapping(request.message) or query,
                                                  intent, threshold)
             if knowledge is not None and selection is not None and selection.score > knowledge.score:
                 knowledge = None  # the message fits a situation (a complaint, a fault) better than a fact
         decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
                                 session.uncertain_streak if session else 0, reading.act, reading.topic, knowledge,
-                                selection, self.settings.selected_over_llm)
+                                selection, self.settings.selected_over_llm, is_short(request.message))
         if decision.route == "llm" and passages:
             passages = passages[: self.knowledge_settings.passages]
             decision = replace(decision, citations=tuple(Citation(h.entry.id, h.entry.title, h.entry.lang, h.score)

@@ -96,6 +96,8 @@ class IntentOut(BaseModel):
                               "| llm")
     reason: str | None = None
     carried_over: bool = False
+    match_score: float | None = Field(None, description="knowledge and selected routes: how well the knowledge "
+                                      "entry or the bank reply matched the message (0-1)")
 
     @classmethod
     def of(cls, intent: IntentResult, **extra: object) -> IntentOut:
@@ -111,7 +113,7 @@ class IntentOut(BaseModel):
     @classmethod
     def of_event(cls, event: IntentEvent) -> IntentOut:
         return cls.of(event.intent, route=event.route.route, reason=event.route.reason, lang=event.lang,
-                      carried_over=event.carried_over)
+                      carried_over=event.carried_over, match_score=event.route.match_score)
 
 
 class CitationOut(BaseModel):

@@ -68,7 +68,7 @@ def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary
     bank = bank_reply_of(reason, case, library)
     out: dict[str, Any] = {
         "message": case.message, "domain": case.domain, "lang": case.lang, "reply": reply,
-        "intent": intent.get("label"), "route": route, "reason": reason,
+        "intent": intent.get("label"), "route": route, "reason": reason, "match_score": intent.get("match_score"),
         "finish_reason": response.get("finish_reason"), "cached": response.get("cached"),
         "handoff": handoff, "language_match": bool(reply.strip()) and detect_lang(reply) == case.lang,
         "has_context": bool(case.context), "meta": case.meta,
