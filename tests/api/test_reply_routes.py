@@ -184,7 +184,7 @@ async def test_a_bank_reply_needs_less_evidence_when_the_router_is_unsure(tmp_pa
         first = (await turn(client, message))["intent"]
     assert first["route"] == "selected" and first["match_score"] is not None
     # a threshold between the eased one and the plain one: only the unsure reading gets the bank reply
-    raised = first["match_score"] + 0.05
+    raised = first["match_score"] + 0.02  # eased: 0.08 below the sure reading's score (whose intent prior is higher)
     async for client, _ in client_with(tmp_path, sure, None, no_kb, select_min_score=raised):
         assert (await turn(client, message))["intent"]["route"] != "selected"
     async for client, _ in client_with(tmp_path, unsure, None, no_kb, select_min_score=raised):
