@@ -63,8 +63,8 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
                  topic: str | None = None, knowledge: KnowledgeHit | None = None, selection: Selection | None = None,
                  selected_over_llm: tuple[str, ...] = (), short: bool = True) -> RouteDecision:
     """The route of one message; `knowledge` and `selection` are given only when confident enough to send.
-    `short`: the message is a few words, so a clarifying question is the useful answer to an unsure reading
-    (a long message has said what it is about: its likeliest intent answers it)."""
+    `short`: the message is a few words, so a clarifying question is the useful answer to an unsure reading (a
+    long message has said what it is about: it is acknowledged, and the detail a colleague needs asked for)."""
     if act is not None:
         if act.kind == "reference" and topic is not None:
             return RouteDecision("act", "reference_for_open_topic", handoff=True)
@@ -76,9 +76,11 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
         return RouteDecision("knowledge", f"knowledge:{knowledge.entry.id}", cited, match_score=knowledge.score)
     chosen = RouteDecision("selected", f"reply_bank:{selection.reply.id}", handoff=selection.reply.handoff,
                            match_score=selection.score) if selection is not None else None
-    if intent.uncertain and (chosen is not None or short):
+    if intent.uncertain:
         if chosen is not None:
             return chosen
+        if not short:  # it says what it is about, but nothing fits it closely: acknowledge, ask for the detail
+            return RouteDecision("template", "general_acknowledgement")
         if uncertain_streak + 1 >= library.manifest.handoff_after_uncertain_turns:
             return RouteDecision("handoff", "repeated_uncertain_intent", handoff=True)
         return RouteDecision("clarify", f"uncertain_intent:{intent.uncertain_reason}")
@@ -166,10 +168,9 @@ class ReplyPipeline:
                 knowledge = hits[0]
             passages = tuple(h for h in hits if h.score >= self.knowledge_settings.passage_min_score)
             if self.selector is not None and self.settings.reply_bank:
-                # Messages come to a brand's own channel: one the router reads as unrelated (or cannot read) is
-                # still more often a complaint or question about the business, so a bank reply needs less evidence.
-                eased = unrelated or intent.uncertain
-                threshold = self.settings.select_min_score - (OUT_OF_SCOPE_EASING if eased else 0.0)
+                # Messages come to a brand's own channel: one the router reads as unrelated is still more often
+                # a complaint or question about the business, so a bank reply needs less evidence.
+                threshold = self.settings.select_min_score[lang] - (OUT_OF_SCOPE_EASING if unrelated else 0.0)
                 selection = self.selector.select(request.domain, lang, strip_wrapping(request.message) or query,
                                                  intent, threshold)
             if knowledge is not None and selection is not None and selection.score > knowledge.score:
@@ -227,6 +228,8 @@ class ReplyPipeline:
             return self.library.handoff_message(domain, lang, context)
         if decision.route == "clarify":
             return self.library.clarify_question(domain, lang, intent.label, clarify_options(intent), context)
+        if decision.reason == "general_acknowledgement":
+            return self.library.general_reply(domain, lang, context)
         if decision.route == "canned":
             return self.library.canned_reply(domain, lang, intent.label)
         return self.library.template_reply(domain, lang, intent.label, context)

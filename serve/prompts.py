@@ -69,6 +69,7 @@ class PromptFile(_Strict):
     system: str = Field(min_length=1)
     clarify: str = Field(min_length=1)  # "is this about {{ options[0] }} or {{ options[1] }}?"
     clarify_open: str = Field(min_length=1)  # no two likely topics: ask what the customer needs
+    general: str = Field(min_length=1)  # nothing specific fits a long message: acknowledge, ask for the detail
     handoff: str = Field(min_length=1)
     intent_names: dict[str, str]
     intents: dict[str, IntentPrompts]
@@ -262,7 +263,8 @@ class PromptLibrary:
 
     @staticmethod
     def _templates_of(pf: PromptFile) -> list[tuple[str, str]]:
-        out = [("system", pf.system), ("clarify", pf.clarify), ("clarify_open", pf.clarify_open), ("handoff", pf.handoff)]
+        out = [("system", pf.system), ("clarify", pf.clarify), ("clarify_open", pf.clarify_open), ("general", pf.general),
+               ("handoff", pf.handoff)]
         out += [(f"acts.{name}", text) for name, text in pf.acts.model_dump(exclude={"reference_labels"}).items()]
         for intent, entry in pf.intents.items():
             out.append((f"intents.{intent}.reply", entry.reply))
@@ -327,6 +329,11 @@ class PromptLibrary:
         label = pf.acts.reference_labels.get(reference_kind, "")  # type: ignore[call-overload]
         return self._render(getattr(pf.acts, name), pf, {}, intent=topic_intent or "", topic=topic,
                             reference=reference, reference_label=label)
+
+    def general_reply(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:
+        pf = self.file(domain, lang)
+        return " ".join(self._render(pf.general, pf, sanitize_context(context)).split()) if lang == "en" else \
+            self._render(pf.general, pf, sanitize_context(context))
 
     def handoff_message(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:
         pf = self.file(domain, lang)

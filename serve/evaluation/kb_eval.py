@@ -46,8 +46,13 @@ def load_questions(path: Path, ids_field: str = "entry_ids") -> list[Question]:
     return out
 
 
-def score(questions: list[Question], ranked: list[list[tuple[str, float]]], answer_at: float) -> dict[str, Any]:
-    """Metrics of ranked (entry id, score) lists, one per question, overall and per language and domain."""
+def score(questions: list[Question], ranked: list[list[tuple[str, float]]],
+          answer_at: float | dict[str, float]) -> dict[str, Any]:
+    """Metrics of ranked (entry id, score) lists, one per question, overall and per language and domain;
+    `answer_at`: the threshold of a direct answer, or one per language."""
+    def at(q: Question) -> float:
+        return answer_at[q.lang] if isinstance(answer_at, dict) else answer_at
+
     groups: dict[str, list[int]] = defaultdict(list)
     for i, q in enumerate(questions):
         for key in ("all", q.lang, f"{q.domain}/{q.lang}", *((f"{q.split}/{q.lang}",) if q.split else ())):
@@ -56,10 +61,10 @@ def score(questions: list[Question], ranked: list[list[tuple[str, float]]], answ
     for key, idx in sorted(groups.items()):
         answerable = [i for i in idx if questions[i].entry_ids]
         ranks = [_rank(ranked[i], questions[i].entry_ids) for i in answerable]
-        confident = [i for i in answerable if ranked[i] and ranked[i][0][1] >= answer_at]
+        confident = [i for i in answerable if ranked[i] and ranked[i][0][1] >= at(questions[i])]
         right = [i for i in confident if ranked[i][0][0] in questions[i].entry_ids]
         unanswerable = [i for i in idx if not questions[i].entry_ids]
-        false_answers = [i for i in unanswerable if ranked[i] and ranked[i][0][1] >= answer_at]
+        false_answers = [i for i in unanswerable if ranked[i] and ranked[i][0][1] >= at(questions[i])]
         n = max(1, len(answerable))
         result[key] = {
             "n": len(answerable), "n_unanswerable": len(unanswerable),
@@ -168,7 +173,7 @@ def run_bank_eval(data: Path, settings: Settings, json_out: Path | None, lexical
     for q, reading in zip(questions, readings):
         found = selector.candidates(q.domain, q.lang, strip_wrapping(q.text) or q.text, reading, k=5)
         ranked.append([(c.reply.id, c.score) for c in found])
-    threshold = settings.reply.select_min_score
+    threshold: dict[str, float] = dict(settings.reply.select_min_score)
     result = {"data": str(data), "dense": selector.dense, "select_min_score": threshold,
               **score(questions, ranked, threshold)}
     _print_table(f"reply bank ({selector.size} replies, {'hybrid' if selector.dense else 'lexical only'}), "
