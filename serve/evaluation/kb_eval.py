@@ -173,7 +173,7 @@ def run_bank_eval(data: Path, settings: Settings, json_out: Path | None, lexical
     for q, reading in zip(questions, readings):
         found = selector.candidates(q.domain, q.lang, strip_wrapping(q.text) or q.text, reading, k=5)
         ranked.append([(c.reply.id, c.score) for c in found])
-    threshold: dict[str, float] = dict(settings.reply.select_min_score)
+    threshold = {str(lang): score_at for lang, score_at in settings.reply.select_min_score.items()}
     result = {"data": str(data), "dense": selector.dense, "select_min_score": threshold,
               **score(questions, ranked, threshold)}
     _print_table(f"reply bank ({selector.size} replies, {'hybrid' if selector.dense else 'lexical only'}), "
