@@ -14,10 +14,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m checkpoints")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="fetch and convert the embedded default models into the cache")
-    sub.add_parser("prepare", help="fetch the embedded default models and build the default router (csreply prepare)")
+    prep = sub.add_parser("prepare", help="fetch the embedded default models and build the default router "
+                                           "(csreply prepare)")
+    prep.add_argument("--quick", action="store_true",
+                      help="build only the quick lexical router (seconds); the server builds the BERT router while "
+                           "it serves (router.build_in_background)")
     router = sub.add_parser("build-router", help="train, export and evaluate an intent router")
     router.add_argument("config", type=Path, help="build_configs/router/<name>.yaml")
     router.add_argument("--force", action="store_true", help="rebuild even if the output is current")
+    router.add_argument("--quick", action="store_true", help="the lexical head alone, in seconds (a stand-in while "
+                                                              "the full router builds)")
     trt = sub.add_parser("build-router-trt", help="TensorRT engine for a built router (GPU host with TensorRT)")
     trt.add_argument("config", type=Path, help="build_configs/router/<name>.yaml (its tensorrt: section)")
     llm = sub.add_parser("build-llm", help="TensorRT-LLM checkpoint and engine from a preset (GPU host)")
@@ -40,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "prepare":
         from checkpoints.fetch import prepare_defaults
 
-        return prepare_defaults(cache)
+        return prepare_defaults(cache, quick=args.quick)
     if args.command == "build-router":
         from checkpoints.router import build_router
         from checkpoints.router_config import ConfigError, load_router_config
@@ -48,7 +54,13 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             config = load_router_config(args.config)
-            build_router(config, cache, force=args.force)
+            if args.quick:
+                from checkpoints.router import output_dir
+                from checkpoints.router_quick import build_quick_router
+
+                build_quick_router(config, cache, output_dir(config, cache))
+            else:
+                build_router(config, cache, force=args.force)
         except (ConfigError, DataError) as exc:
             print(exc, file=sys.stderr)
             return 2

@@ -274,9 +274,10 @@ def prepare_finetuned_generator(cache_dir: Path) -> Path | None:
     return out_dir
 
 
-def prepare_defaults(cache_dir: Path, with_router: bool = True) -> int:
-    """Fetch/convert every embedded default and build the default router if it is missing or stale;
-    prints a clear message and returns 1 on failure."""
+def prepare_defaults(cache_dir: Path, with_router: bool = True, quick: bool = False) -> int:
+    """Fetch/convert every embedded default and build the default router if it is missing or stale (`quick`:
+    only the quick lexical router, unless the full one is current); prints a clear message and returns 1 on
+    failure."""
     try:
         prepare_generator(cache_dir)
         prepare_encoder(cache_dir)
@@ -285,10 +286,15 @@ def prepare_defaults(cache_dir: Path, with_router: bool = True) -> int:
         print(f"prepare: {exc}", file=sys.stderr)
         return 1
     if with_router:
-        from checkpoints.router import build_router
+        from checkpoints.router import build_router, is_current, output_dir
         from checkpoints.router_config import load_router_config
+        from checkpoints.router_quick import build_quick_router
 
-        build_router(load_router_config(DEFAULT_ROUTER_CONFIG), cache_dir)
+        config = load_router_config(DEFAULT_ROUTER_CONFIG)
+        if quick and not is_current(output_dir(config, cache_dir), config):
+            build_quick_router(config, cache_dir, output_dir(config, cache_dir))
+            return 0
+        build_router(config, cache_dir)
         from serve.config import Settings
         from serve.knowledge.cli import build_indexes
 

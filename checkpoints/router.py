@@ -24,6 +24,7 @@ from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import Example, TrainingData, epoch_rows, load_jsonl, load_training_data, maybe_noisy, resolve
 from checkpoints.router_metrics import summarize
 from checkpoints.staging import install_dir
+from serve.router.progress import progress_path
 from serve.router.model import Calibration
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
@@ -43,7 +44,7 @@ def build_hash(config: RouterBuildConfig) -> str:
     here = Path(__file__).parent
     for name in CODE_FILES:
         digest.update((here / name).read_bytes())
-    for name in ("encoding.py", "lexical.py", "model.py", "torch_model.py"):
+    for name in ("encoding.py", "lexical.py", "model.py", "torch_model.py", "progress.py"):
         digest.update((here.parent / "serve" / "router" / name).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -123,15 +124,18 @@ def build_router(config: RouterBuildConfig, cache_dir: Path, force: bool = False
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir.parent, prefix=f".{config.name}-") as tmp:
         staged = Path(tmp) / "router"
-        manifest = _build_into(config, cache_dir, staged)
-        manifest["build_seconds"] = round(time.perf_counter() - started, 1)
-        (staged / "router.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-        install_dir(staged, out_dir)
+        try:
+            manifest = _build_into(config, cache_dir, staged, out_dir)
+            manifest["build_seconds"] = round(time.perf_counter() - started, 1)
+            (staged / "router.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+            install_dir(staged, out_dir)
+        finally:
+            progress_path(out_dir).unlink(missing_ok=True)
     log(f"router {config.name} ready in {manifest['build_seconds']} s: {out_dir}")
     return out_dir
 
 
-def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dict[str, Any]:
+def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_dir: Path) -> dict[str, Any]:
     from checkpoints.router_export import export_variants, score_variant, variant_logits
     from checkpoints.router_model import RouterModel, build_tokenizer, encoder_dir, load_encoder, save_torch
     from checkpoints.router_report import data_notes, write_report
@@ -157,7 +161,7 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path) -> dic
     encoder = load_encoder(source, vocab_size)
     encoder_config: Any = encoder.config  # a transformers config (mypy sees torch.nn attribute lookups)
     model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
-    bf16 = _train(model, train_encoder, data, config)
+    bf16 = _train(model, train_encoder, data, config, out_dir)
 
     eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
     dev_logits = _logits(model, eval_encoder, [e.text for e in dev])  # the one pass over dev, reused below
@@ -284,8 +288,10 @@ def _choose_default(variants: dict[str, Any], metrics: dict[str, Any], config: R
     return "int8"
 
 
-def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig) -> Bf16Choice:
-    """Fine-tune in place; returns the bf16 choice it trained with."""
+def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig, out_dir: Path) -> Bf16Choice:
+    """Fine-tune in place, writing progress beside `out_dir`; returns the bf16 choice it trained with."""
+    from serve.router.progress import Progress
+
     import torch
     from tqdm import tqdm
 
@@ -312,6 +318,8 @@ def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConf
         return step / warmup if step < warmup else max(0.0, (total - step) / max(1, total - warmup))
 
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+    progress = Progress(out_dir, total)
+    done = 0
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
     rng = random.Random(cfg.seed)
     for epoch in range(cfg.epochs):
@@ -337,10 +345,13 @@ def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConf
             step_loss = loss.item()
             total_loss += step_loss
             bar.set_postfix(loss=f"{step_loss:.3f}", refresh=False)
+            done += 1
+            progress.write(f"training, epoch {epoch + 1} of {cfg.epochs}", done)
         # dev is measured once, after the last epoch (_calibrate): a dev pass per epoch cost 15 s each, and the
         # linear decay to zero made the last epoch the best in every build measured
         log(f"epoch {epoch + 1}: mean training loss {total_loss / max(1, len(batches)):.4f}")
     model.eval()
+    progress.write("exporting and evaluating", total, force=True)
     return bf16
 
 

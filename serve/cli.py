@@ -66,7 +66,8 @@ def _prepare(args: argparse.Namespace) -> int:
     if settings is None:
         return 2
     env = {**os.environ, "CSREPLY_CACHE_DIR": str(settings.cache_dir)}
-    return subprocess.run([sys.executable, "-m", "checkpoints", "prepare"], env=env).returncode
+    command = [sys.executable, "-m", "checkpoints", "prepare", *(["--quick"] if args.quick else [])]
+    return subprocess.run(command, env=env).returncode
 
 
 def _eval_router(args: argparse.Namespace) -> int:
@@ -196,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     prepare = sub.add_parser("prepare", help="fetch/convert the embedded default models (idempotent)")
     prepare.add_argument("--config", type=Path)
+    prepare.add_argument("--quick", action="store_true",
+                         help="fetch the models and train only the quick lexical router (seconds), so the server can "
+                              "start at once and build the BERT router while it serves (`make run` does this)")
     prepare.set_defaults(func=_prepare)
 
     evaluate = sub.add_parser("eval", help="offline evaluation")

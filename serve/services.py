@@ -27,6 +27,7 @@ from serve.prompts import PROMPTS_DIR, PromptLibrary
 from serve.reply_bank import ReplySelector
 from serve.retrieval import one_blas_thread
 from serve.response_cache import MemoryResponseCache, RedisResponseCache, ResponseCache
+from serve.router.background import RouterBuild
 from serve.router.base import IntentClassifier
 from serve.router.fallback import FallbackRouter
 from serve.sessions import MemorySessionStore, RedisSessionStore, SessionStore
@@ -54,9 +55,9 @@ class Services:
     pipeline: ReplyPipeline
     completions: CompletionService
     knowledge: KnowledgeStore
-    selector: ReplySelector
-    notes: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)  # why it runs degraded (the list changes on a router swap)
     inbox: FeedbackInbox | None = None
+    builder: RouterBuild | None = None
     started_at: float = field(default_factory=time.time)
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
 
@@ -65,8 +66,14 @@ class Services:
         """Why the server runs below its configured backends, now."""
         return [*self.notes, *self.router.degraded, *self.generator.degraded]
 
+    @property
+    def selector(self) -> ReplySelector | None:
+        return self.pipeline.selector
+
     async def aclose(self) -> None:
         self.lifecycle.ready = False
+        if self.builder is not None:
+            await self.builder.aclose()
         if self.inbox is not None:
             await self.inbox.aclose()  # first: the rows queued by the last requests are written, not lost
         await self.router.aclose()
@@ -200,6 +207,37 @@ async def build_services(settings: Settings, generator: Generator | None = None,
                              selector=selector, metrics=metrics)
     completions = CompletionService(pool, settings.generator, admission)
     services = Services(settings, pool, chain, library, sessions, cache, admission, pipeline, completions,
-                        knowledge, selector, tuple(notes + pool_notes), inbox)
+                        knowledge, notes + pool_notes, inbox)
+    if settings.router.build_in_background and router is None:
+        builder = RouterBuild(settings.router_dir, settings.cache_dir, lambda: swap_router(services, router_notes=notes),
+                              settings.router.build_command)
+        object.__setattr__(services, "builder", builder)  # the dataclass is frozen; the builder needs services
+        builder.start()
     services.lifecycle.ready = True
     return services
+
+
+async def swap_router(services: Services, router_notes: list[str]) -> None:
+    """Load the router the background build just wrote and serve with it from the next message on; the
+    knowledge base and the reply bank are re-indexed with its sentence vectors first."""
+    from serve.router.loading import load_router
+
+    settings = services.settings
+    fresh, notes = await asyncio.to_thread(load_router, settings)
+    found = fresh.vector_model()
+    if found is None:
+        await fresh.aclose()
+        raise RuntimeError("the build left no loadable model router: " + "; ".join(notes))
+    await fresh.classify(["hello"])  # warm-up before it takes traffic
+    embed, space = found
+    selector = await asyncio.to_thread(ReplySelector, services.library, embed, space, settings.vectors_dir)
+    services.knowledge.use_vectors(embed, space)
+    await services.knowledge.reload()
+    old = services.router.adopt(fresh)
+    services.pipeline.selector = selector
+    for note in router_notes:
+        if note in services.notes:
+            services.notes.remove(note)
+    services.notes.extend(notes)
+    for backend in old:
+        await backend.aclose()

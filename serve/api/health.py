@@ -47,7 +47,10 @@ async def ready(services: ServicesDep) -> JSONResponse:
     body["knowledge"] = {"enabled": knowledge is not None, "digest": services.knowledge.digest,
                          "entries": knowledge.size if knowledge else 0, "expired": knowledge.expired if knowledge else 0,
                          "dense": knowledge.dense if knowledge else False, "reloads": services.knowledge.reloads}
-    body["reply_bank"] = {"replies": services.selector.size, "dense": services.selector.dense}
+    selector = services.selector
+    body["reply_bank"] = {"replies": selector.size if selector else 0, "dense": selector.dense if selector else False}
+    if services.builder is not None:
+        body["router"]["build"] = services.builder.status()
     ok = lifecycle.ready and not lifecycle.draining and healthy
     body["ready"] = ok
     return JSONResponse(body, status_code=200 if ok else 503)

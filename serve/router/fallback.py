@@ -22,9 +22,25 @@ class FallbackRouter:
     def __init__(self, chain: list[IntentClassifier], failures_to_open: int = 3, cooldown_s: float = 30.0) -> None:
         if not chain:
             raise ValueError("the router chain is empty")
-        self.chain = chain
-        self.breakers = [Breaker(failures_to_open, cooldown_s) for _ in chain]
+        # chain and breakers change together (a hot swap), so they are one tuple read once per call
+        self._members = (chain, [Breaker(failures_to_open, cooldown_s) for _ in chain])
         self.labels = chain[0].labels
+
+    @property
+    def chain(self) -> list[IntentClassifier]:
+        return self._members[0]
+
+    @property
+    def breakers(self) -> list[Breaker]:
+        return self._members[1]
+
+    def adopt(self, other: FallbackRouter) -> list[IntentClassifier]:
+        """Serve with `other`'s backends from the next call on (a hot swap: calls in flight finish on the old
+        ones); returns the old backends for the caller to close."""
+        old = self.chain
+        self._members = other._members
+        self.labels = other.labels
+        return old
 
     @property
     def name(self) -> str:
@@ -36,7 +52,8 @@ class FallbackRouter:
 
     async def classify(self, texts: list[str], top_k: int = 5) -> list[IntentResult]:
         last_error: Exception | None = None
-        for backend, breaker in zip(self.chain, self.breakers):
+        chain, breakers = self._members
+        for backend, breaker in zip(chain, breakers):
             now = time.monotonic()
             if not breaker.allows(now):
                 continue

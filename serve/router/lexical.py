@@ -6,9 +6,11 @@ either alone in both languages (docs/router.md)."""
 from __future__ import annotations
 
 import re
+import time
 import zlib
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -86,3 +88,36 @@ class LexicalHead:
             if known.any():
                 out[i] += (counts[known, None] * self.weights[pos[known]]).sum(axis=0) / norm
         return out
+
+
+class LexicalRouter:
+    """The lexical head alone as a router backend: the quick router a new machine serves with while the BERT
+    router builds (serve/router/background.py swaps it out). No sentence vectors: retrieval is lexical."""
+
+    name = "lexical"
+
+    def __init__(self, head: LexicalHead, labels: tuple[str, ...], calibration: Any, thresholds: Any) -> None:
+        self.head = head
+        self.labels = labels
+        self.calibration = calibration  # serve.router.model.Calibration (temperature only)
+        self.thresholds = thresholds
+
+    async def classify(self, texts: list[str], top_k: int = 5) -> list[Any]:
+        from serve.router.base import IntentResult, decide
+        from serve.router.encoding import detect_lang
+
+        started = time.perf_counter()
+        probs = self.calibration.probabilities(self.head.logits(texts), texts)
+        latency = round((time.perf_counter() - started) * 1000, 3)
+        out = []
+        for text, row in zip(texts, probs):
+            label, confidence, ranking, uncertain, reason = decide(row, self.labels, self.thresholds, top_k)
+            out.append(IntentResult(label, confidence, ranking, uncertain, reason, self.name,
+                                    detect_lang(normalize(text)), latency_ms=latency))
+        return out
+
+    async def check_health(self) -> None:
+        self.head.logits(["ping"])
+
+    async def aclose(self) -> None:
+        return None

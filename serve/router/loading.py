@@ -10,7 +10,7 @@ from serve.router.base import IntentClassifier, Thresholds
 from serve.router.encoding import TextEncoder
 from serve.router.fallback import FallbackRouter
 from serve.router.manifest import RouterManifest, read_manifest
-from serve.router.lexical import LexicalHead
+from serve.router.lexical import LexicalHead, LexicalRouter
 from serve.router.model import Calibration, ModelRouter, RouterSession
 from serve.router.rules import RulesRouter
 
@@ -65,6 +65,17 @@ def tensorrt_router(router_dir: Path, manifest: RouterManifest, settings: Router
     return model_router("tensorrt", TensorRTSession(router_dir, device), router_dir, manifest, settings)
 
 
+def quick_router_dir(router_dir: Path) -> Path:
+    """Where the quick (lexical-only) router of a router directory lives: `<router_dir>-quick`."""
+    return router_dir.with_name(router_dir.name + "-quick")
+
+
+def lexical_router(router_dir: Path, manifest: RouterManifest, settings: RouterSettings) -> LexicalRouter:
+    head = LexicalHead.load(router_dir / (manifest.lexical or {}).get("file", "lexical.npz"))
+    return LexicalRouter(head, tuple(manifest.labels), Calibration(manifest.temperature),
+                         thresholds_for(settings, manifest))
+
+
 def load_router(settings: Settings) -> tuple[FallbackRouter, list[str]]:
     """The chain for `settings.router.backend`, plus notes on every backend that could not be used."""
     config = settings.router
@@ -75,7 +86,12 @@ def load_router(settings: Settings) -> tuple[FallbackRouter, list[str]]:
         try:
             manifest = read_manifest(settings.router_dir)
         except (FileNotFoundError, ValueError) as exc:
-            notes.append(f"router: no trained model ({exc}); using the rules backend")
+            quick = _quick(settings)
+            if quick is not None:
+                notes.append(f"router: the BERT router is not built yet ({exc}); serving with the quick lexical router")
+                chain.append(quick)
+            else:
+                notes.append(f"router: no trained model ({exc}); using the rules backend")
     if manifest is not None and config.backend == "tensorrt":
         try:
             chain.append(tensorrt_router(settings.router_dir, manifest, config))
@@ -90,3 +106,12 @@ def load_router(settings: Settings) -> tuple[FallbackRouter, list[str]]:
     for note in notes:
         logger.warning("router.degraded %s", note)
     return FallbackRouter(chain, config.breaker_failures, config.breaker_cooldown_s), notes
+
+
+def _quick(settings: Settings) -> LexicalRouter | None:
+    quick_dir = quick_router_dir(settings.router_dir)
+    try:
+        manifest = read_manifest(quick_dir)
+        return lexical_router(quick_dir, manifest, settings.router)
+    except (FileNotFoundError, ValueError, OSError):
+        return None
