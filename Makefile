@@ -5,10 +5,16 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 STAMP  := $(VENV)/.csreply-installed
 
-.PHONY: setup run test test-all bench lint clean-venv
+.PHONY: setup setup-quick run test test-all bench lint clean-venv
 
+# Everything, the BERT router included (5 minutes on a CPU with native bfloat16, about 16 without).
 setup: $(STAMP)
 	$(VENV)/bin/csreply prepare
+
+# The models and the quick lexical router only (seconds): `make run` serves at once and builds the BERT router
+# in the background, swapping it in when it is done (/ready shows the build's progress).
+setup-quick: $(STAMP)
+	$(VENV)/bin/csreply prepare --quick
 
 # torch first and pinned: the local CPU wheel (an unpinned torch pulls a multi-GB CUDA build).
 $(STAMP): pyproject.toml
@@ -18,8 +24,8 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q -e '.[dev]'
 	touch $(STAMP)
 
-run: setup
-	$(VENV)/bin/csreply run
+run: setup-quick
+	CSREPLY_ROUTER__BUILD_IN_BACKGROUND=true $(VENV)/bin/csreply run
 
 test: setup
 	$(PY) -m pytest -q

@@ -84,6 +84,11 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
         if uncertain_streak + 1 >= library.manifest.handoff_after_uncertain_turns:
             return RouteDecision("handoff", "repeated_uncertain_intent", handoff=True)
         return RouteDecision("clarify", f"uncertain_intent:{intent.uncertain_reason}")
+    if intent.label == "out_of_scope" and chosen is None and not short:
+        # Messages come to the brand's own channel: a long one the router reads as unrelated, that no bank reply
+        # fits (the bank has the short replies for requests that really are unrelated), is acknowledged, not
+        # refused. Judged on real posts to shops and operators, most such readings were complaints.
+        return RouteDecision("template", "general_acknowledgement")
     rule = library.rule(domain, intent.label, lang)
     if rule.route == "handoff":
         return RouteDecision("handoff", rule.reason, handoff=True)

@@ -75,7 +75,8 @@ def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary
         "cited": [c.get("id") for c in citations],
         # the out-of-scope reply: the router's out_of_scope on a fixed route, or a bank reply for it
         "refusal": (bank.intent == "out_of_scope") if bank is not None else
-                   (intent.get("label") == "out_of_scope" and route in ("canned", "template", "llm")),
+                   (intent.get("label") == "out_of_scope" and route in ("canned", "template", "llm")
+                    and reason != "general_acknowledgement"),
         "clarify": route == "clarify",
     }
     if route == "act":
