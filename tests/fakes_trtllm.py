@@ -52,11 +52,16 @@ class Step:
 Script = Callable[[list[int], Any], list[Step]]
 
 
+EOS_ID = 2  # the chat's end-of-turn token in the fake tokenizer's world (SmolLM2's <|im_end|>)
+
+
 def words_script(prompt_ids: list[int], sampling: Any) -> list[Step]:
-    """Eight words then the end id ("stop"), or max_tokens words ("length"). With `ignore_eos` the worker
-    sends end_id -1 and no stop words (executor/base_worker.py), so the words go on to max_tokens."""
+    """Eight words, then the model emits its end id: the run stops there ("stop"), or at max_tokens words
+    ("length"). With `ignore_eos` the worker sends end_id -1, but 1.2.x still applies `stop_token_ids` as stop
+    words: only without the end id among them does an ignore_eos run go on to max_tokens."""
     words = ["Hello", " there", ",", " how", " can", " I", " help", "?"]
-    if getattr(sampling, "ignore_eos", False):
+    stops_at_eos = EOS_ID in (getattr(sampling, "stop_token_ids", None) or [])
+    if getattr(sampling, "ignore_eos", False) and not stops_at_eos:
         words = [words[i % len(words)] for i in range(sampling.max_tokens)]
     words = words[: sampling.max_tokens]
     steps = [Step(w, [100 + i]) for i, w in enumerate(words)]

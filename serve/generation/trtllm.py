@@ -120,7 +120,10 @@ def sampling_kwargs(request: GenerationRequest, chat: ChatTokenizer) -> dict[str
         if value != neutral:
             kwargs[name] = value
     if request.ignore_eos:
-        kwargs["ignore_eos"] = True  # the executor then sends end_id -1 and no stop words (stop_token_ids)
+        kwargs["ignore_eos"] = True  # the executor then sends end_id -1
+        # and the chat's end ids must not stop it either: 1.2.x still applies stop_token_ids as stop words
+        # with ignore_eos, so a run asked to go to max_tokens would end at the model's first EOS
+        kwargs["stop_token_ids"] = []
     return kwargs
 
 

@@ -68,6 +68,7 @@ async def test_ignore_eos_reaches_sampling_params_and_runs_to_max_tokens(trtllm,
     chunks = await collect(generator, request(max_tokens=20, ignore_eos=True))
     assert chunks[-1].finish_reason == "length" and chunks[-1].completion_tokens == 20
     assert llm.requests[-1][1].ignore_eos is True
+    assert llm.requests[-1][1].stop_token_ids == []  # 1.2.x would stop at EOS if it were a stop token
     await collect(generator, request(max_tokens=20))
     assert not hasattr(llm.requests[-1][1], "ignore_eos")  # left at the library's default when off
 

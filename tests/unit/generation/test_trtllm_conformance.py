@@ -57,11 +57,14 @@ def test_sampling_keywords_exist_for_greedy_and_sampled_requests() -> None:
     chat = ChatTokenizer.from_dir(SMOLLM)
     allowed = reference_fields("SamplingParams")
     for temperature in (0.0, 0.8):
-        kwargs = sampling_kwargs(request(temperature=temperature, top_p=0.9, seed=3, ignore_eos=True), chat)
+        kwargs = sampling_kwargs(request(temperature=temperature, top_p=0.9, seed=3), chat)
         assert set(kwargs) <= allowed, set(kwargs) - allowed
         assert kwargs["max_tokens"] == 17  # always set: the API default is 32
         assert kwargs["stop_token_ids"] and kwargs["end_id"] in kwargs["stop_token_ids"]
-        assert kwargs["ignore_eos"] is True and API["classes"]["SamplingParams"]["defaults"]["ignore_eos"] == "False"
+        to_max = sampling_kwargs(request(temperature=temperature, top_p=0.9, seed=3, ignore_eos=True), chat)
+        assert set(to_max) <= allowed, set(to_max) - allowed
+        assert to_max["ignore_eos"] is True and API["classes"]["SamplingParams"]["defaults"]["ignore_eos"] == "False"
+        assert to_max["stop_token_ids"] == []  # no end id may stop a run that ignores EOS
 
 
 def test_decoding_guards_map_to_sampling_params_only_when_not_neutral() -> None:
