@@ -128,7 +128,9 @@ class ConversationReader:
             session.variant = variant
         session.add(Turn("user", request.message, intent.label, decision.route), self.max_turns)
         session.add(Turn("assistant", reply, intent.label, decision.route), self.max_turns)
-        session.uncertain_streak = session.uncertain_streak + 1 if decision.route == "clarify" else 0
+        # turns the router could not read and nothing specific answered: after a few, a person takes over
+        unanswered = decision.route == "clarify" or (intent.uncertain and decision.reason == "general_acknowledgement")
+        session.uncertain_streak = session.uncertain_streak + 1 if unanswered else 0
         if not intent.uncertain and reading.act is None:
             session.last_intent = intent.label
         await self.sessions.save(session)
