@@ -5,7 +5,11 @@
 - a message that is only a reference (an order, tracking or phone number, with or without a label such as
   "order #" or "订单号：") is taken as one: joined to the open topic, or asked about when there is none;
 - a message with nothing in it but @mentions, links or a photo placeholder (a customer tagging the brand on
-  social media) is a greeting: "how can I help?".
+  social media) is a greeting: "how can I help?";
+- a short message that says the problem is solved ("it's working now", "问题已解决") is `resolved`, and a short
+  remark that ends in thanks or a wish, without a question ("希望改改吧", "...谢谢"), is `feedback`: both close
+  the turn with thanks, never with a request for an order or phone number.
+`given_references` finds the numbers a customer has already written, so a reply does not ask for them again.
 Nudges ("any update?", "还在吗") live in serve/followup.py: they keep the conversation's intent.
 """
 
@@ -16,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-ActKind = Literal["acknowledgement", "thanks", "reference", "greeting"]
+ActKind = Literal["acknowledgement", "thanks", "reference", "greeting", "resolved", "feedback"]
 ReferenceKind = Literal["order", "tracking", "phone"]
 
 _STRIP = re.compile(r"[\s!！.。,，~～…?？:：;；'\"“”‘’()（）\[\]【】*_-]+")
@@ -82,7 +86,56 @@ def detect_act(message: str) -> Act | None:
         return Act("thanks")
     if key in _ACK or (not key and full):  # words of assent, or positive emoji alone
         return Act("acknowledgement")
-    return _reference(stripped)
+    return _reference(stripped) or _closing(stripped)
+
+
+# "Solved" and "thanks" at the end of a short message without a question; a negation ("not fixed", "没解决",
+# "还是不行") or a fault word keeps it a message about the problem.
+_RESOLVED = re.compile(r"(?i)(?:问题)?(?:已经|已)解决|解决了|搞定了|弄好了|修好了|恢复正常|能用了|可以用了|好了[,，.。!！]*谢谢|"
+                       r"\b(?:sorted|fixed|resolved|working)\s+now\b|\ball\s+sorted\b|\bproblem\s+solved\b|"
+                       r"\bissue\s+(?:is\s+)?resolved\b|\bback\s+(?:up|on)\s+now\b|\bit'?s\s+working\b")
+_NEGATION = re.compile(r"(?i)没|未|不|别|还是|仍|又|\bnot\b|n't\b|\bno\b|\bstill\b|\bagain\b|\bnever\b")
+_ENDS_THANKS = re.compile(r"(?i)(?:谢谢|感谢|多谢|thanks|thank\s+you|cheers)[\s!！.。~～]*(?:您|你|啦|了|亲)?[\s!！.。~～]*$")
+_WISH = re.compile(r"^(?:希望|建议)\S{0,10}吧?[!！.。~～]*$")
+# a request or a number in the message: it asks for something to be done, it does not close the turn
+_REQUEST = re.compile(r"(?i)请|麻烦|尽快|帮我|能否|可否|要求|退款|\d{5,}|\bplease\b|\bcan you\b|\bcould you\b|\bwant\b|"
+                      r"\bneed\b|\brefund\b")
+
+
+def _closing(message: str) -> Act | None:
+    text = unicodedata.normalize("NFKC", message).strip()
+    if len(text) > 80 or "?" in text:  # NFKC turns the full-width question mark into "?"
+        return None
+    if _RESOLVED.search(text) and not _NEGATION.search(_RESOLVED.sub("", text)):
+        return Act("resolved")
+    if (_ENDS_THANKS.search(text) or _WISH.match(text)) and not _NEGATION.search(text) and not _REQUEST.search(text):
+        return Act("feedback")
+    return None
+
+
+# Numbers a customer gives in a longer message: a labelled order/tracking number, a Chinese mobile number, or
+# a long code of letters and digits. Only what they wrote: it is never taken as a looked-up account fact.
+_GIVEN_ORDER = re.compile(r"(?i)(?:order|订单|单号|运单|快递单)[^\dA-Za-z]{0,8}([A-Za-z]{0,4}\d[\dA-Za-z-]{5,})|"
+                          r"\b([A-Za-z]{1,4}\d{8,})\b|(?<![\d])(\d{10,20})(?![\d])")
+_GIVEN_PHONE = re.compile(r"(?<!\d)(1[3-9]\d{9})(?!\d)|(?i:(?:phone|mobile|number|手机|电话|号码)\D{0,6}(\+?\d[\d ]{7,15}\d))")
+_PRIVATE = re.compile(r"(?i)私信|\bDM(?:'?d|s)?\b|direct message|private message")
+
+
+def given_references(texts: list[str]) -> dict[str, str]:
+    """What the customer already wrote in `texts` (their own turns): `order_id`, `phone`, and `private` when
+    they say they sent the details in a private message. The last mention of each wins."""
+    given: dict[str, str] = {}
+    for text in texts:
+        normalized = unicodedata.normalize("NFKC", strip_wrapping(text))
+        for match in _GIVEN_PHONE.finditer(normalized):
+            given["phone"] = (match.group(1) or match.group(2)).replace(" ", "")
+        for match in _GIVEN_ORDER.finditer(normalized):
+            token = next(g for g in match.groups() if g)
+            if token != given.get("phone"):
+                given["order_id"] = token
+        if _PRIVATE.search(normalized):
+            given["private"] = "yes"
+    return given
 
 
 def _reference(message: str) -> Act | None:

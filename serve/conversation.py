@@ -6,9 +6,9 @@ reading; nothing here picks a reply."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from serve.acts import Act, detect_act
+from serve.acts import Act, detect_act, given_references
 from serve.config import ReplySettings
 from serve.followup import FOLLOWUP_OVERRIDABLE, FOLLOWUP_RECHECK_BELOW, carry_over, is_followup, is_nudge, script_lang
 from serve.generation.base import ChatMessage
@@ -26,6 +26,7 @@ class Reading:
     last_reply: str | None  # the last assistant turn, if any
     last_route: str | None  # the route of that turn, when the session knows it
     router_ms: float
+    given: dict[str, str] = field(default_factory=dict)  # numbers the customer already wrote (acts.given_references)
 
 
 class ConversationReader:
@@ -62,7 +63,9 @@ class ConversationReader:
         last_route = next((t.route for t in reversed(session.turns) if t.role == "assistant"), None) \
             if session is not None else None
         lang = self._language(request, intent, session, history)
-        return Reading(intent, act, topic, lang, last_reply, last_route, (time.perf_counter() - started) * 1000)
+        given = given_references([*(m.content for m in history if m.role == "user"), request.message])
+        return Reading(intent, act, topic, lang, last_reply, last_route, (time.perf_counter() - started) * 1000,
+                       given)
 
     async def _follow(self, intent: IntentResult, message: str, topic: str | None,
                       recent: str | None) -> IntentResult:

@@ -246,9 +246,9 @@ class ReplyPipeline:
         if decision.route == "clarify":
             return self.library.clarify_question(domain, lang, intent.label, clarify_options(intent), context)
         if decision.reason == "general_acknowledgement":
-            return self.library.general_reply(domain, lang, context)
+            return self.library.general_reply(domain, lang, context, reading.given)
         if decision.route == "canned":
-            return self.library.canned_reply(domain, lang, intent.label)
+            return self.library.canned_reply(domain, lang, intent.label, reading.given)
         return self.library.template_reply(domain, lang, intent.label, context)
 
     def _act_reply(self, domain: str, lang: Lang, reading: Reading) -> str:

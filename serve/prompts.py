@@ -42,6 +42,9 @@ class IntentPrompts(_Strict):
     guidance: str = Field(min_length=1)
     reply: str = Field(min_length=1)  # template reply (Jinja): languages the generator does not write
     canned: str | None = None  # sent verbatim for canned routes
+    # sent verbatim instead when the customer has already given their order or phone number (or sent the details
+    # privately), so the locked reply does not ask for them again
+    canned_given: str | None = None
     clarify: str | None = None
     # Generated replies open with this (Jinja; empty when the context lacks the facts): the customer facts
     # that answer the intent, stated by the template, so a small model cannot leave them out or alter them.
@@ -58,6 +61,8 @@ class ActReplies(_Strict):
     after_handoff: str = Field(min_length=1)  # "ok" or "thanks" after the conversation went to a person
     reference_open: str = Field(min_length=1)  # a bare reference inside a conversation about a topic
     reference_new: str = Field(min_length=1)  # a bare reference with nothing before it
+    resolved: str = Field(min_length=1)  # "it's working now": glad it is solved, thanks for telling us
+    feedback: str = Field(min_length=1)  # a short remark or wish ending in thanks: recorded and passed on
     reference_labels: dict[Literal["order", "tracking", "phone"], str]
 
 
@@ -85,6 +90,7 @@ class BankReply(_Strict):
     examples: list[str] = Field(min_length=1)
     reply: str = Field(min_length=1)  # Jinja, like the template replies
     handoff: bool = False  # the reply passes the conversation to a human agent
+    tone: Literal["any", "positive"] = "any"  # positive: thanks for praise, never sent to an angry message
 
 
 class ReplyBankFile(_Strict):
@@ -211,8 +217,10 @@ class PromptLibrary:
                 except TemplateError as exc:
                     problems.append(f"{where}: {field}: template error: {exc}")
             for intent, entry in pf.intents.items():  # canned text is sent verbatim: no template syntax
-                if entry.canned and ("{{" in entry.canned or "{%" in entry.canned):
-                    problems.append(f"{where}: intents.{intent}.canned contains template syntax; canned replies are sent verbatim")
+                for name, text in (("canned", entry.canned), ("canned_given", entry.canned_given)):
+                    if text and ("{{" in text or "{%" in text):
+                        problems.append(f"{where}: intents.{intent}.{name} contains template syntax; canned replies "
+                                        "are sent verbatim")
             # every template must render with an empty context and with a full one
             for field, template in self._templates_of(pf):
                 for context in ({}, {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"}):
@@ -298,11 +306,16 @@ class PromptLibrary:
             return ""
         return self._render(source, self.file(domain, lang), sanitize_context(context), intent=intent)
 
-    def canned_reply(self, domain: str, lang: str, intent: str) -> str:
-        text = self.file(domain, lang).intents[intent].canned
-        if text is None:
+    def canned_reply(self, domain: str, lang: str, intent: str, given: dict[str, str] | None = None) -> str:
+        """The reviewed reply of a sensitive intent, verbatim; its `canned_given` text when the customer has
+        already given the detail it would ask for (`given`, serve/acts.given_references)."""
+        entry = self.file(domain, lang).intents[intent]
+        if entry.canned is None:
             raise PromptConfigError(f"{domain}/{lang}.yaml: intents.{intent} has no canned reply")
-        return text
+        key = "phone" if domain == "telecom" else "order_id"
+        if entry.canned_given and given and (key in given or "private" in given):
+            return entry.canned_given
+        return entry.canned
 
     def clarify_question(self, domain: str, lang: str, intent: str, options: list[str],
                          context: dict[str, Any] | None) -> str:
@@ -330,10 +343,13 @@ class PromptLibrary:
         return self._render(getattr(pf.acts, name), pf, {}, intent=topic_intent or "", topic=topic,
                             reference=reference, reference_label=label)
 
-    def general_reply(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:
+    def general_reply(self, domain: str, lang: str, context: dict[str, Any] | None,
+                      given: dict[str, str] | None = None) -> str:
+        """The acknowledgement that asks for the one missing detail; `given`: what the customer already wrote
+        (serve/acts.given_references), so it is not asked for again."""
         pf = self.file(domain, lang)
-        return " ".join(self._render(pf.general, pf, sanitize_context(context)).split()) if lang == "en" else \
-            self._render(pf.general, pf, sanitize_context(context))
+        text = self._render(pf.general, pf, sanitize_context(context), given=sanitize_context(given))
+        return " ".join(text.split()) if lang == "en" else text
 
     def handoff_message(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:
         pf = self.file(domain, lang)
@@ -349,7 +365,7 @@ class PromptLibrary:
         variables = {"company": pf.company, "context": context, "intent": extra.pop("intent", ""),
                      "guidance": extra.pop("guidance", ""), "options": extra.pop("options", []),
                      "topic": extra.pop("topic", ""), "reference": extra.pop("reference", ""),
-                     "reference_label": extra.pop("reference_label", ""), **extra}
+                     "reference_label": extra.pop("reference_label", ""), "given": extra.pop("given", {}), **extra}
         return self._template(source).render(**variables).strip()
 
 

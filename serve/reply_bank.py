@@ -10,6 +10,7 @@ policy falls back (template, clarifying question or generated reply).
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,13 @@ logger = logging.getLogger(__name__)
 # OUTSIDE_MIN_SCORE (the router's top 5 carry probabilities; the other intents count as 0).
 MIN_INTENT_PROBABILITY = 0.01
 OUTSIDE_MIN_SCORE = 0.6
+
+# Words of anger or blame: a reply whose tone is `positive` (thanks for praise) never answers such a message.
+# On real messages an abusive post about lazy drivers matched "thank you, lovely to hear" on its words.
+_NEGATIVE = re.compile(r"(?i)\b(?:fuck\w*|shit\w*|crap|worst|terrible|awful|useless|lazy|rubbish|disgust\w*|"
+                       r"appalling|pathetic|joke|never again|ridiculous|unacceptable|angry|furious|annoyed|"
+                       r"disappoint\w*|complain\w*|not happy)\b|差劲|太差|很差|垃圾|投诉|坑人|骗|恶心|生气|失望|"
+                       r"气死|什么破|无语|不满")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +85,8 @@ class ReplySelector:
             # were right 2 times in 14 (a greeting matched "day pass", lazy drivers "cash on delivery"). Not when
             # the router reads the message as unrelated: there the bank is the second opinion on that reading.
             found = [h for h in found if prior[h.item] >= MIN_INTENT_PROBABILITY or h.score >= OUTSIDE_MIN_SCORE]
+        if _NEGATIVE.search(query):
+            found = [h for h in found if replies[h.item].tone != "positive"]
         return [Selection(replies[h.item], h.score, h) for h in found[:k]]
 
     def select(self, domain: str, lang: str, query: str, intent: IntentResult | None,

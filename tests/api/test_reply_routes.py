@@ -192,3 +192,29 @@ async def test_a_bank_reply_needs_less_evidence_for_a_message_read_as_out_of_sco
     way_above = {"en": first["match_score"] + 0.15, "zh": 0.55}
     async for client, _ in client_with(tmp_path, unrelated, None, no_kb, select_min_score=way_above):
         assert (await turn(client, message))["intent"]["route"] != "selected"
+
+
+# ------------------------------------------------------------------- what the customer already gave
+async def test_a_reply_never_asks_again_for_the_number_the_customer_already_gave(tmp_path: Path) -> None:
+    complaint = "第一次买鞋就出事了，鞋底不平整，左脚鞋整个不对称，订单号：QT2011081529836"
+    unsure = "the parcel from order 113400280648 is still not here and nobody has told me anything about why"
+    answers = {complaint: ("complaint_feedback", 0.95), unsure: ("order_tracking", 0.3)}
+    async for client, engine in client_with(tmp_path, answers, reply_bank=False):
+        canned = await turn(client, complaint)
+        acknowledged = await turn(client, unsure)
+    assert canned["intent"]["route"] == "canned"
+    assert canned["reply"] == LIBRARY.file("ecommerce", "zh").intents["complaint_feedback"].canned_given
+    assert "麻烦把订单号发给我" not in canned["reply"]
+    assert acknowledged["intent"]["reason"] == "general_acknowledgement"
+    assert "113400280648" in acknowledged["reply"] and "send me the order number" not in acknowledged["reply"]
+    assert not engine.requests
+
+
+async def test_solved_and_thanks_close_the_turn_without_asking_for_anything(tmp_path: Path) -> None:
+    async for client, _ in client_with(tmp_path, {}):
+        solved = await turn(client, "问题已解决,客户很满意", domain="telecom")
+        wish = await turn(client, "希望改改吧", domain="telecom")
+    assert solved["intent"]["route"] == "act" and solved["intent"]["reason"] == "resolved"
+    assert wish["intent"]["route"] == "act" and wish["intent"]["reason"] == "feedback"
+    for body in (solved, wish):
+        assert chinese(body["reply"]) and "手机号" not in body["reply"]

@@ -25,14 +25,14 @@ import pytest
 
 from serve.config import SMOLLM2_DIRNAME, default_cache_dir
 from tests.conftest import REPO, default_router_dir
-from tests.e2e.conftest import STARTUP_DEADLINE_S, LiveServer, free_port, start_server, stop_server
+from tests.e2e.conftest import GENERATED_ONLY_ENV, STARTUP_DEADLINE_S, LiveServer, free_port, start_server, stop_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 # Short replies keep generation to seconds on a shared 2-core CPU; no cache, so a reply always streams.
-SERVER_ENV = {"CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false"}
+SERVER_ENV = {"CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false", **GENERATED_ONLY_ENV}
 
 
 @dataclass

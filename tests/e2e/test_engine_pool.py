@@ -49,6 +49,8 @@ def frontend_config(tmp_path: Path, name: str, engines: list[LiveServer], extra:
         }],
         "cache": {"backend": "off"},
         "generator": {"max_concurrent_requests": 256},
+        # the generated-reply path: the question would otherwise be answered from the knowledge base
+        "knowledge": {"enabled": False}, "reply": {"reply_bank": False},
         **(extra or {}),
     }
     path = tmp_path / f"{name}.yaml"

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.api.test_reply import REDIS_URL, events_of, redis_available
-from tests.e2e.conftest import LiveServer, start_server, stop_server
+from tests.e2e.conftest import GENERATED_ONLY_ENV, LiveServer, start_server, stop_server
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +72,7 @@ def test_three_turn_session_survives_a_restart_with_redis(tmp_path_factory: pyte
 
     redis.Redis.from_url(REDIS_URL).flushdb()
     env = {"CSREPLY_SESSIONS__BACKEND": "redis", "CSREPLY_SESSIONS__REDIS_URL": REDIS_URL,
-           "CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false"}
+           "CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false", **GENERATED_ONLY_ENV}
     log_dir = tmp_path_factory.mktemp("redis-restart")
     server = start_server(log_dir / "first.log", env)
     try:
