@@ -194,8 +194,39 @@ def detect_environment() -> dict[str, Any]:
     return {"tensorrt_llm_version": str(tensorrt_llm.__version__), "tensorrt_version": trt_version, **identity}
 
 
+# A flag that is in some TensorRT-LLM releases' quantize.py and not in others, and what to do without it.
+QUANTIZE_FLAG_ALTERNATIVES = {
+    "--export_format": "without it quantize.py writes a TensorRT-LLM checkpoint, which tensorrt_llm.LLM (the "
+                       "PyTorch flow) cannot load: quantize to an HF checkpoint with NVIDIA ModelOpt's "
+                       "examples/llm_ptq/hf_ptq.py instead, or use an engine-flow preset",
+}
+
+
+def check_quantize_flags(plan: BuildPlan, tensorrt_llm_version: str | None = None) -> None:
+    """Refuse, before any work, a quantize.py command whose flags the installed script does not define.
+
+    The flags follow the 1.2-era sources in tests/data/trtllm_api.json, but examples/quantization/quantize.py
+    differs between releases: `--export_format` is defined at upstream commit 059c97c1 and not at c8c6df08 (both
+    1.x-era; the v1.2.1 tag itself could not be read), and argparse would only say so after the source checkpoint
+    was hashed. The script defines its flags as string literals, so reading it is enough."""
+    for command in plan.commands:
+        if len(command) < 2 or Path(command[1]).name != "quantize.py":
+            continue
+        script = Path(command[1])
+        if not script.is_file():
+            raise LlmBuildError(f"{script} does not exist: point --examples-dir (or TRTLLM_EXAMPLES_DIR) at the "
+                                "TensorRT-LLM examples of the installed version")
+        text = script.read_text()
+        for flag in (part for part in command[2:] if part.startswith("--")):
+            if f'"{flag}"' not in text and f"'{flag}'" not in text:
+                version = f"TensorRT-LLM {tensorrt_llm_version}" if tensorrt_llm_version else "this TensorRT-LLM"
+                hint = QUANTIZE_FLAG_ALTERNATIVES.get(flag, "the preset needs a TensorRT-LLM whose quantize.py has it")
+                raise LlmBuildError(f"{script} ({version}) has no {flag}; {hint}")
+
+
 def run_build(plan: BuildPlan) -> Path:
     detected = detect_environment()
+    check_quantize_flags(plan, detected.get("tensorrt_llm_version"))
     hf_dir = plan.config.model.hf_path
     if not (hf_dir / "config.json").is_file():
         raise LlmBuildError(f"model.hf_dir {hf_dir} is not an HF checkpoint (no config.json)")
@@ -214,7 +245,7 @@ def run_build(plan: BuildPlan) -> Path:
     if plan.config.flow == "engine":
         engine_config = json.loads((plan.serve_dir / "config.json").read_text())
         detected["engine_config_version"] = engine_config.get("version")
-    detected["built_at"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    detected["built_at"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     manifest_for(plan, detected).write(plan.manifest_path)
     return plan.manifest_path
 

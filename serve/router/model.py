@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 from typing import Protocol
@@ -121,7 +122,9 @@ class ModelRouter:
         return results
 
     async def check_health(self) -> None:
-        self.score(["ping"])
+        # scoring blocks (ONNX session run; with TensorRT a CUDA stream sync): on a worker thread, like the
+        # micro-batcher's batches, so the event loop keeps serving while /ready checks the router
+        await asyncio.to_thread(self.score, ["ping"])
 
     async def aclose(self) -> None:
         await self.batcher.aclose()

@@ -1,18 +1,27 @@
-"""`tensorrt` router backend: a TensorRT 10 plan built by checkpoints/router_trt.py.
+"""`tensorrt` router backend: a TensorRT plan built by checkpoints/router_trt.py.
 
-TensorRT 10 name-based I/O: `set_input_shape` (its False return, a shape outside the optimisation profile,
-becomes a ValueError naming the shape), `set_tensor_address`, `execute_async_v3` on a CUDA stream of this
-session's own: on the legacy default stream TensorRT adds device-wide synchronisations (the binding's
-docstring says so). Device buffers are torch CUDA tensors allocated and copied on that stream. Inputs
-shorter than the profile's minimum sequence are padded (attention mask 0, so mean pooling ignores them);
-batches larger than the profile's maximum are split. Not runnable on the development machines (no TensorRT,
-no GPU): tested through `FakeTensorRT` and its stand-in device memory, and for real by tests/gpu.
+Name-based I/O, the same in TensorRT 10.14 and 11.1 (NVIDIA/TensorRT `python/src/infer/pyCore.cpp` at both
+tags): `set_input_shape` (its False return, a shape outside the optimisation profile, becomes a ValueError
+naming the shape), `set_tensor_address`, `execute_async_v3` on a CUDA stream of this session's own: on the
+legacy default stream TensorRT adds device-wide synchronisations (the binding's docstring says so). Device
+buffers are torch CUDA tensors allocated and copied on that stream. Inputs shorter than the profile's minimum
+sequence are padded (attention mask 0, so mean pooling ignores them); batches larger than the profile's maximum
+are split.
+
+One IExecutionContext holds the input shapes and tensor addresses of the call under way, and it is not
+thread-safe, so every call (shapes, addresses, enqueue and the read-back that waits for the stream) runs under
+one lock: the micro-batcher's worker thread, the readiness check and the knowledge-base indexing may score at
+the same time. Callers run it off the event loop (it blocks on the GPU).
+
+Not runnable on the development machines (no TensorRT, no GPU): tested through the FakeTensorRT10 and
+FakeTensorRT11 doubles and their stand-in device memory, and for real by tests/gpu.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -114,6 +123,7 @@ class TensorRTSession:
         if self.engine is None:
             raise EngineMismatch(f"TensorRT could not deserialize {router_dir / manifest['engine']}; rebuild it")
         self.context = self.engine.create_execution_context()
+        self._lock = threading.Lock()  # one call at a time on the context and its buffers (see the module doc)
         self.buffers = buffers or TorchCudaBuffers(device)
         names = [self.engine.get_tensor_name(i) for i in range(self.engine.num_io_tensors)]
         self.inputs = [n for n in names if self.engine.get_tensor_mode(n) == trt.TensorIOMode.INPUT]
@@ -142,6 +152,10 @@ class TensorRTSession:
         return np.concatenate(parts)
 
     def _run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        with self._lock:
+            return self._run_locked(input_ids, attention_mask)
+
+    def _run_locked(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
         for name in self.inputs:
             shape = tuple(int(d) for d in feeds[name].shape)
