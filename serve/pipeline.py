@@ -24,7 +24,7 @@ import secrets
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from serve.acts import Act, strip_wrapping
 from serve.admission import Admission
@@ -141,6 +141,34 @@ class Plan:
     passages: tuple[KnowledgeHit, ...] = ()  # the llm route's reference passages
 
 
+@dataclass(eq=False)
+class ReplyTurn:
+    """One /v1/reply or /v1/suggest request as far as it has got, filled in by the pipeline as it goes: what
+    the API needs when it stops the work early (the deadline: `ReplyPipeline.end_on_deadline`; the client
+    leaving, the drain, an error: the usage for the metrics)."""
+
+    request: ReplyRequest
+    started: float = field(default_factory=time.perf_counter)
+    session: Session | None = None
+    reading: Reading | None = None
+    decision: RouteDecision | None = None
+    variant: str | None = None  # the engine-pool member the reply was assigned to (generated replies)
+    outcome: Outcome = field(default_factory=Outcome)
+    streamed: list[str] = field(default_factory=list)  # the texts of the delta events handed out so far
+    remembered: bool = False  # the turn is in the session
+
+    @property
+    def text(self) -> str:
+        return "".join(self.streamed)
+
+    def elapsed_ms(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000, 3)
+
+    def usage(self) -> tuple[int, int]:
+        """(prompt tokens, completion tokens) generated so far."""
+        return self.outcome.prompt_tokens, self.outcome.completion_tokens
+
+
 class ReplyPipeline:
     def __init__(self, *, router: IntentClassifier, generator: Generator, library: PromptLibrary,
                  sessions: SessionStore, cache: ResponseCache | None, admission: Admission, settings: Settings,
@@ -195,6 +223,8 @@ class ReplyPipeline:
             passages = passages[: self.knowledge_settings.passages]
             decision = replace(decision, citations=tuple(Citation(h.entry.id, h.entry.title, h.entry.lang, h.score)
                                                          for h in passages))
+        elif decision.route == "selected" and selection is not None and selection.reply.sources:
+            decision = replace(decision, citations=self._sources(request.domain, lang, selection))
         text = None if decision.route == "llm" else self._fixed_reply(request, reading, decision, knowledge,
                                                                      selection)
         logger.info("reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
@@ -205,6 +235,15 @@ class ReplyPipeline:
         if self.inbox is not None:
             self.inbox.offer(request.message, intent, decision, lang, session, history)
         return Plan(reading, decision, text, passages)
+
+    def _sources(self, domain: str, lang: str, selection: Selection) -> tuple[Citation, ...]:
+        """The knowledge-base entries whose facts a bank reply states (its `sources`), cited like an answer."""
+        base = self.knowledge.current if self.knowledge is not None else None
+        if base is None:
+            return ()
+        entries = {e.id: e for e in base.entries(domain, lang)}
+        return tuple(Citation(e.id, e.title, e.lang, selection.score)
+                     for e in (entries.get(i) for i in selection.reply.sources) if e is not None)
 
     def _own_facts(self, request: ReplyRequest, lang: Lang, intent: str) -> bool:
         """The customer context holds the facts that answer the intent (its lead sentence renders)."""
@@ -287,65 +326,97 @@ class ReplyPipeline:
         return max_tokens
 
     # --------------------------------------------------------------------- /v1/reply
-    async def reply(self, request: ReplyRequest) -> AsyncGenerator[ReplyEvent, None]:
+    async def reply(self, request: ReplyRequest, turn: ReplyTurn | None = None) -> AsyncGenerator[ReplyEvent, None]:
         """Events: IntentEvent, DeltaEvent..., DoneEvent. Errors before the first event propagate (HTTP
-        errors); later ones are raised from the iterator (the API turns them into an `error` event)."""
-        started = time.perf_counter()
+        errors); later ones are raised from the iterator (the API turns them into an `error` event). `turn`
+        (made for `request` by the caller) is filled in as the reply goes, for `end_on_deadline` and usage."""
+        turn = turn if turn is not None else ReplyTurn(request)
         self._check_variant(request)
         max_tokens = self._max_tokens(request)
         session, history = await self.conversation.load(request)
+        turn.session = session
         plan = await self.plan(request, session, history)
         reading, decision = plan.reading, plan.decision
+        turn.reading, turn.decision = reading, decision
         intent_event = IntentEvent(reading.intent, decision, reading.lang,
                                    reading.intent.uncertain_reason == "carried_over")
 
-        def elapsed() -> float:
-            return round((time.perf_counter() - started) * 1000, 3)
-
-        def done(outcome: Outcome) -> DoneEvent:
-            return DoneEvent(
-                finish_reason=outcome.finish, handoff_needed=decision.handoff,
-                handoff_reason=decision.reason if decision.handoff else None,
-                prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens,
-                router_ms=round(reading.router_ms, 3), queue_ms=round(outcome.queue_ms, 3),
-                ttft_ms=outcome.ttft_ms or elapsed(), total_ms=elapsed(), cached=outcome.cached,
-                session_id=request.session_id, variant=outcome.variant, fallback=outcome.fallback,
-                citations=decision.citations)
-
         if plan.text is not None:
             yield intent_event
-            outcome = Outcome(text=plan.text, ttft_ms=elapsed())
+            turn.outcome.text, turn.outcome.ttft_ms = plan.text, turn.elapsed_ms()
+            turn.streamed.append(plan.text)
             yield DeltaEvent(plan.text)
-            await self.conversation.remember(session, request, reading, decision, plan.text)
-            yield done(outcome)
+            await self._remember(turn, plan.text)
+            yield self._done(turn)
             return
 
         intent = reading.intent.label
-        variant = self._variant(request, request.session_id or secrets.token_hex(8))
+        turn.variant = self._variant(request, request.session_id or secrets.token_hex(8))
         messages = self.build_messages(request, intent, reading.lang, history, max_tokens, plan.passages)
         lead = fact_lead(self.library, request, intent, reading.lang, self.settings.fact_lead, history)
-        outcome = Outcome()
+        outcome = turn.outcome
         cacheable = not request.context and not history
         digest = self.knowledge.digest if self.knowledge is not None and plan.passages else ""
-        stream = self.generated.stream(request, intent, reading.lang, messages, lead, max_tokens, variant,
-                                       cacheable, outcome, elapsed, digest)
+        stream = self.generated.stream(request, intent, reading.lang, messages, lead, max_tokens, turn.variant,
+                                       cacheable, outcome, turn.elapsed_ms, digest)
         async with aclosing(stream) as deltas:
             async for delta in deltas:
-                yield intent_event if delta is None else delta
-        await self.conversation.remember(session, request, reading, decision, outcome.text, outcome.variant)
-        yield done(outcome)
+                if delta is None:
+                    yield intent_event
+                else:
+                    turn.streamed.append(delta.text)
+                    yield delta
+        await self._remember(turn, outcome.text, outcome.variant)
+        yield self._done(turn)
+
+    async def end_on_deadline(self, turn: ReplyTurn) -> DoneEvent:
+        """The `done` event of a reply the API stopped at its deadline (after its engine work was closed): the
+        turn is remembered in the session with the text streamed so far (what the customer saw), and the usage
+        counts the tokens generated until then."""
+        outcome = turn.outcome
+        outcome.text = turn.text
+        outcome.variant = outcome.variant or turn.variant
+        if not turn.remembered:
+            await self._remember(turn, outcome.text, outcome.variant)
+        return self._done(turn, "timeout")
+
+    async def _remember(self, turn: ReplyTurn, text: str, variant: str | None = None) -> None:
+        if turn.remembered or turn.reading is None or turn.decision is None:
+            return
+        turn.remembered = True  # before the save: a deadline during it does not save the turn twice
+        await self.conversation.remember(turn.session, turn.request, turn.reading, turn.decision, text, variant)
+
+    def _done(self, turn: ReplyTurn, finish: str | None = None) -> DoneEvent:
+        """Every `done` event of /v1/reply is built here: the turn's route, timings and usage."""
+        outcome, decision = turn.outcome, turn.decision
+        total_ms = turn.elapsed_ms()
+        handoff = decision is not None and decision.handoff
+        return DoneEvent(
+            finish_reason=finish or outcome.finish, handoff_needed=handoff,
+            handoff_reason=decision.reason if decision is not None and handoff else None,
+            prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens,
+            router_ms=round(turn.reading.router_ms, 3) if turn.reading is not None else 0.0,
+            queue_ms=round(outcome.queue_ms, 3),
+            # a reply that ended with no text at all: its first (and only) event came at the end
+            ttft_ms=outcome.ttft_ms or (0.0 if finish == "timeout" else total_ms), total_ms=total_ms,
+            cached=outcome.cached, session_id=turn.request.session_id, variant=outcome.variant,
+            fallback=outcome.fallback, citations=decision.citations if decision is not None else ())
 
     # ------------------------------------------------------------------- /v1/suggest
-    async def suggest(self, request: ReplyRequest, n: int
+    async def suggest(self, request: ReplyRequest, n: int, turn: ReplyTurn | None = None
                       ) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
         """Up to `n` suggested replies for a human agent: the route's own reply, other bank replies that fit
-        the message, or replies generated concurrently through the same engine."""
-        started = time.perf_counter()
+        the message, or replies generated concurrently through the same engine (in one task group: a failure
+        cancels the others). `turn` gets the route and the usage as they are known (for the metrics, however
+        the request ends)."""
+        turn = turn if turn is not None else ReplyTurn(request)
         self._check_variant(request)
         self._max_tokens(request)
         session, history = await self.conversation.load(request)
+        turn.session = session
         plan = await self.plan(request, session, history)
         reading, decision = plan.reading, plan.decision
+        turn.reading, turn.decision = reading, decision
         if plan.text is not None:
             suggestions = [{"text": plan.text, "source": decision.route}]
             if self.selector is not None and self.settings.reply_bank and reading.act is None:
@@ -361,9 +432,7 @@ class ReplyPipeline:
             lead = fact_lead(self.library, request, reading.intent.label, reading.lang, self.settings.fact_lead,
                              history)
             texts = await self.generated.suggestions(messages, n, max_tokens, request.session_id, request.variant,
-                                                     reading.lang, lead)
+                                                     reading.lang, lead, turn.outcome)
             suggestions = [{"text": t, "source": "llm"} for t in texts]
-        timings = {"router_ms": round(reading.router_ms, 3),
-                   "total_ms": round((time.perf_counter() - started) * 1000, 3)}
+        timings = {"router_ms": round(reading.router_ms, 3), "total_ms": turn.elapsed_ms()}
         return reading.intent, decision, reading.lang, suggestions, timings
-

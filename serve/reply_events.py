@@ -57,8 +57,10 @@ class DeltaEvent:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DoneEvent:
+    """The last event of a reply. Built in one place, the pipeline (`ReplyPipeline._done`), by keyword."""
+
     finish_reason: str
     handoff_needed: bool
     handoff_reason: str | None

@@ -1,15 +1,16 @@
 """The event streams of both generating endpoints, under their deadline and observed for metrics.
 
 On the deadline the engine work is closed (aborted) and the stream ends normally with finish_reason
-`timeout` (every open choice of a chat completion; the `done` event of /v1/reply). When the drain stops a
-stream at shutdown it ends with a typed error instead (the SSE layer sends it as the terminal event).
+`timeout` (every open choice of a chat completion; the `done` event of /v1/reply, which the pipeline builds
+as it remembers the turn). When the drain stops a stream at shutdown it ends with a typed error instead (the
+SSE layer sends it as the terminal event). /v1/suggest answers in one piece: its deadline is a 504, the
+drain a 503.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from typing import Any, TypeVar
 
@@ -65,22 +66,24 @@ async def guarded_choices(events: ChoiceStream, n: int, guard: StreamGuard,
 
 
 async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, None], guard: StreamGuard,
-                        observer: RequestObserver) -> AsyncGenerator[ReplyEvent, None]:
+                        observer: RequestObserver, on_deadline: Callable[[], Awaitable[DoneEvent]],
+                        usage: Callable[[], tuple[int, int]]) -> AsyncGenerator[ReplyEvent, None]:
+    """The events of /v1/reply under the deadline. On the deadline the pipeline's work is closed and
+    `on_deadline` (the pipeline's) ends the turn: it is remembered and its `done` event comes last. A stream
+    that ends without a `done` event (client gone, drain, error) still counts its tokens (`usage`)."""
     status = "aborted"
-    router_ms = ttft_ms = 0.0
+    ended = False  # a done event was observed (it carries the counts)
     try:
         event: ReplyEvent | None = first
         while event is not None:
             if isinstance(event, IntentEvent):
-                router_ms = event.intent.latency_ms
-                observer.routed(event.intent.label, event.route.route, router_ms / 1000)
+                observer.routed(event.intent.label, event.route.route, event.intent.latency_ms / 1000)
             elif isinstance(event, DeltaEvent):
                 if event.text:
-                    if observer.first is None:
-                        ttft_ms = (time.perf_counter() - observer.started) * 1000
                     observer.text()
             else:
                 observe_done(event, observer)
+                ended = True
             yield event
             try:
                 event = await guard.next(events)
@@ -93,9 +96,10 @@ async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, No
                     status = "shutdown"
                     raise _shutdown_error() from None
                 status = "timeout"
-                total_ms = (time.perf_counter() - observer.started) * 1000
-                yield DoneEvent("timeout", False, None, 0, 0, round(router_ms, 3), 0.0, round(ttft_ms, 3),
-                                round(total_ms, 3))
+                done = await on_deadline()
+                observe_done(done, observer)
+                ended = True
+                yield done
                 return
         status = "ok"
     except Exception:
@@ -103,8 +107,38 @@ async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, No
             status = "error"
         raise
     finally:
+        if not ended:  # the engine's work ends when the pipeline's stream is closed: then its counts are final
+            with suppress(Exception):
+                await events.aclose()
+            observer.tokens(*usage())
         observer.finish(status)
         guard.done()
+
+
+async def guarded_call(guard: StreamGuard, observer: RequestObserver, call: Awaitable[T],
+                       observe: Callable[[], None]) -> T:
+    """The suggestions of /v1/suggest (answered in one piece), under its deadline and the drain: past the
+    deadline its work is cancelled and the answer is 504; stopped by the drain, 503. `observe` records what
+    the work got to (route, tokens, queue time) before the request is counted, however it ended."""
+    status = "error"
+    try:
+        result: T = await guard.run(call)
+    except TimeoutError:
+        if guard.stop_reason() == "shutdown":
+            status = "shutdown"
+            raise _shutdown_error() from None
+        status = "timeout"
+        raise DeadlineExceeded("the request's deadline passed before its suggestions were ready") from None
+    except BaseException as exc:
+        status = _status(exc)
+        raise
+    else:
+        status = "ok"
+        return result
+    finally:
+        guard.done()
+        observe()
+        observer.finish(status)
 
 
 def observe_done(event: DoneEvent, observer: RequestObserver) -> None:
@@ -178,5 +212,6 @@ GENERATION_RESPONSES: dict[int | str, dict[str, Any]] = {
     429: _error("overloaded: the in-flight limit and the queue are full, or the queue wait ran out; "
                 "see the Retry-After header"),
     503: _error("no backend can serve, or the server is shutting down"),
-    504: _error("the request's deadline passed before its reply started"),
+    504: _error("the request's deadline passed before its reply started (/v1/suggest: before its suggestions "
+                "were ready)"),
 }

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import asdict
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Header
 
 from serve.api.deps import OpsDep, ServicesDep
-from serve.api.guarded import GENERATION_RESPONSES, closing_all, guarded_reply, open_guarded
+from serve.api.guarded import GENERATION_RESPONSES, closing_all, guarded_call, guarded_reply, open_guarded
 from serve.api.reply_models import (
     DoneOut,
     IntentOut,
@@ -23,6 +24,7 @@ from serve.api.reply_models import (
 from serve.api.sse import Frame, SSEResponse, dumps, first_event, json_data, sse_response
 from serve.errors import NotFound
 from serve.metrics import RequestObserver
+from serve.pipeline import ReplyTurn
 from serve.reply_events import DeltaEvent, IntentEvent, ReplyEvent
 from serve.streams import TIMEOUT_HEADER
 
@@ -59,10 +61,13 @@ async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
     check_lengths(body, services.settings.reply)
     observer = RequestObserver(ops.metrics, "reply")
     guard = ops.streams.open(timeout)
-    events = services.pipeline.reply(body.to_request(variant))
+    request = body.to_request(variant)
+    turn = ReplyTurn(request)
+    pipeline = services.pipeline
+    events = pipeline.reply(request, turn)
     # routing, admission and prompt errors become HTTP errors here
     first = await open_guarded(guard, observer, first_event(events))
-    guarded = guarded_reply(first, events, guard, observer)
+    guarded = guarded_reply(first, events, guard, observer, partial(pipeline.end_on_deadline, turn), turn.usage)
 
     async def close() -> None:
         await closing_all(guarded, events)
@@ -87,14 +92,33 @@ async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
 
 
 @router.post("/v1/suggest", response_model=SuggestResponse, responses=GENERATION_RESPONSES)
-async def suggest(body: SuggestBody, services: ServicesDep,
-                  variant: str | None = Header(None, alias=VARIANT_HEADER)) -> SuggestResponse:
+async def suggest(body: SuggestBody, services: ServicesDep, ops: OpsDep,
+                  variant: str | None = Header(None, alias=VARIANT_HEADER),
+                  timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
+                                               description="deadline in seconds (capped by the server)"),
+                  ) -> SuggestResponse:
     check_lengths(body, services.settings.reply)
-    intent, decision, lang, suggestions, timings = await services.pipeline.suggest(body.to_request(variant), body.n)
+    observer = RequestObserver(ops.metrics, "reply")
+    guard = ops.streams.open(timeout)
+    request = body.to_request(variant)
+    turn = ReplyTurn(request)
+    intent, decision, lang, suggestions, timings = await guarded_call(
+        guard, observer, services.pipeline.suggest(request, body.n, turn), partial(observe_turn, turn, observer))
     return SuggestResponse.model_validate({
         "intent": IntentOut.of(intent, route=decision.route, reason=decision.reason, lang=lang),
         "suggestions": suggestions, "timings": timings, "citations": citations_out(decision.citations),
     })
+
+
+def observe_turn(turn: ReplyTurn, observer: RequestObserver) -> None:
+    """The metrics of a /v1/suggest request as far as it got: its route, engine member, queue time, tokens."""
+    if turn.reading is not None and turn.decision is not None:
+        observer.routed(turn.reading.intent.label, turn.decision.route, turn.reading.router_ms / 1000)
+    outcome = turn.outcome
+    observer.variant = outcome.variant or "-"
+    observer.tokens(outcome.prompt_tokens, outcome.completion_tokens)
+    if outcome.queue_ms:
+        observer.queued(outcome.queue_ms / 1000)
 
 
 @router.get("/v1/sessions/{session_id}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 FinishReason = Literal["stop", "length", "cancelled", "error", "timeout"]
 Role = Literal["system", "user", "assistant"]
@@ -58,6 +58,9 @@ class GenerationChunk:
     completion_tokens: int | None = None  # final chunk only
     queue_ms: float | None = None  # final chunk only: time the engine held the request before starting it
     served_by: str | None = None  # final chunk only, set by the engine pool: the member that served it
+    # The tokens this chunk's text came from, where the engine knows (an engine may put several in one chunk,
+    # or hold back a token that ends mid-character); None: the engine does not say (counted as 1 per chunk).
+    tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,3 +104,10 @@ class Generator(Protocol):
     def stats(self) -> GeneratorStats: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class ReportsUpstreams(Protocol):
+    """A generator in front of several servers (the remote backend): their state, for /ready."""
+
+    def describe_upstreams(self) -> list[dict[str, Any]]: ...

@@ -122,7 +122,8 @@ class HfGenerator:
                 raise BackendUnavailable("the generation engine is not accepting requests")
             detok = IncrementalDetokenizer(chat.decode, skip_ids=chat.stop_ids)
             stops = StopMatcher(request.stop)
-            seen = 0
+            seen = 0  # tokens generated so far
+            counted = 0  # ... and handed out with a chunk (a token that ends mid-character waits for the next)
             while True:
                 output = await self._next_output(results)
                 if output.error:
@@ -139,10 +140,11 @@ class HfGenerator:
                     ended = stops.stopped or (tokens and tokens[-1] in chat.stop_ids)
                     reason: FinishReason = "stop" if ended else "length"
                     yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids), completion_tokens=seen,
-                                          queue_ms=_queue_ms(output))
+                                          queue_ms=_queue_ms(output), tokens=seen - counted)
                     return
                 if text:
-                    yield GenerationChunk(text)
+                    yield GenerationChunk(text, tokens=seen - counted)
+                    counted = seen
         finally:
             self._active.discard(rid)
             if not finished:

@@ -7,7 +7,9 @@ a circuit breaker per member, failover before the first token, and periodic heal
   configured order) is tried; `InvalidRequest` is the request's fault and is never retried. A failure after
   the first chunk ends that stream (the caller sends an `error` event): a half-written reply cannot move.
 * Breakers open after `failures_to_open` failures before the first token or on a failed health check;
-  after the cooldown one request probes (half-open); a success or a passing health check closes them.
+  after the cooldown exactly one request probes (half-open) while the others go to the next member; its
+  first token or a passing health check closes the breaker, its failure re-opens it, and a probe cut short
+  (cancelled) frees the probe slot for the next request.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ from typing import Any
 
 from serve.breaker import Breaker
 from serve.errors import BackendUnavailable, GenerationFailed, InvalidRequest, ServeError
-from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, Generator, GeneratorStats
+from serve.generation.base import (
+    ChatMessage,
+    GenerationChunk,
+    GenerationRequest,
+    Generator,
+    GeneratorStats,
+    ReportsUpstreams,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -114,29 +123,39 @@ class GeneratorPool:
     async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         errors: list[str] = []
         for member in self.candidates(request):
-            if not member.breaker.allows():
-                errors.append(f"{member.name}: circuit open")
+            breaker = member.breaker
+            now = time.monotonic()
+            state = breaker.state(now)
+            if not breaker.admit(now):  # open, or half-open with its one probe already in flight
+                errors.append(f"{member.name}: circuit open" if state == "open"
+                              else f"{member.name}: circuit half-open, its probe is in flight")
                 continue
-            stream = member.generator.generate(request)
+            probe = state == "half_open"  # this request is the member's one probe
             try:
-                first = await anext(stream)
-            except StopAsyncIteration:
-                await stream.aclose()
-                errors.append(f"{member.name}: ended without output")
-                member.breaker.record_failure(error="ended without output")
-                continue
-            except InvalidRequest:
-                await stream.aclose()
-                raise
-            except Exception as exc:  # noqa: BLE001 - any engine failure before the first token fails over
-                await stream.aclose()
-                message = exc.message if isinstance(exc, ServeError) else f"{type(exc).__name__}: {exc}"
-                member.breaker.record_failure(error=message)
-                member.failovers += 1
-                errors.append(f"{member.name}: {message}")
-                logger.warning("generator.failover member=%s state=%s error=%s", member.name,
-                               member.breaker.state(), message)
-                continue
+                stream = member.generator.generate(request)
+                try:
+                    first = await anext(stream)
+                except StopAsyncIteration:
+                    await stream.aclose()
+                    errors.append(f"{member.name}: ended without output")
+                    breaker.record_failure(error="ended without output")
+                    continue
+                except InvalidRequest:
+                    await stream.aclose()
+                    raise
+                except Exception as exc:  # noqa: BLE001 - any engine failure before the first token fails over
+                    await stream.aclose()
+                    message = exc.message if isinstance(exc, ServeError) else f"{type(exc).__name__}: {exc}"
+                    breaker.record_failure(error=message)
+                    member.failovers += 1
+                    errors.append(f"{member.name}: {message}")
+                    logger.warning("generator.failover member=%s state=%s error=%s", member.name,
+                                   breaker.state(), message)
+                    continue
+                breaker.record_success()  # the first token: the member serves again
+            finally:
+                if probe:  # succeeded, failed, or cut short (cancelled, bad request): the next probe may go
+                    breaker.end_probe()
             member.served += 1
             # The member's stream is relayed here, not through a nested generator: one generator frame less
             # to resume for every chunk of every stream. Closing this generator closes (aborts) the stream.
@@ -154,7 +173,6 @@ class GeneratorPool:
                         raise
                     except Exception as exc:  # noqa: BLE001 - an engine crash mid-stream is a typed error
                         raise GenerationFailed(f"generator {member.name} failed mid-stream: {exc}") from exc
-                member.breaker.record_success()
             finally:
                 await stream.aclose()
             return
@@ -196,9 +214,8 @@ class GeneratorPool:
                 "languages": list(m.generator.languages), "state": m.breaker.state(), "trips": m.breaker.trips,
                 "served": m.served, "failovers": m.failovers, "last_error": m.breaker.last_error,
             }
-            upstreams = getattr(m.generator, "describe_upstreams", None)
-            if upstreams is not None:
-                entry["upstreams"] = upstreams()
+            if isinstance(m.generator, ReportsUpstreams):
+                entry["upstreams"] = m.generator.describe_upstreams()
             out.append(entry)
         return out
 
