@@ -94,7 +94,7 @@ class Gate:
                     pass
                 self._wake()  # a large waiter leaving may let smaller ones behind it in
             self._gauge()
-            if isinstance(exc, TimeoutError):
+            if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):  # distinct classes on Python 3.10
                 raise self._reject("queue_timeout", f"waited {wait:.1f}s in the queue for a free generation "
                                                     "slot; retry shortly") from None
             raise

@@ -227,7 +227,7 @@ class FeedbackInbox:
         if self._task is not None:
             try:
                 await asyncio.wait_for(self._queue.join(), CLOSE_TIMEOUT_S)
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11, two on 3.10
                 left = self._queue.qsize()
                 logger.error("inbox.close_timeout rows_lost=%d", left)
                 self._drop("write_failed", left)

@@ -19,11 +19,12 @@ from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from serve.resources import data_dir
 from serve.taxonomy import DOMAINS, INTENTS
 
 Route = Literal["llm", "canned", "clarify", "handoff", "template", "knowledge", "selected", "act"]
 LANGS = ("en", "zh")
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+PROMPTS_DIR = data_dir("prompts")  # the checkout's prompts/, or the wheel's copy (serve/resources.py)
 
 _CONTEXT_KEY = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 MAX_CONTEXT_FIELDS = 24
@@ -91,6 +92,8 @@ class BankReply(_Strict):
     reply: str = Field(min_length=1)  # Jinja, like the template replies
     handoff: bool = False  # the reply passes the conversation to a human agent
     tone: Literal["any", "positive"] = "any"  # positive: thanks for praise, never sent to an angry message
+    # knowledge-base entries (ids, same domain and language) whose facts this reply states: cited when it is sent
+    sources: list[str] = []
 
 
 class ReplyBankFile(_Strict):

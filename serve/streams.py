@@ -1,24 +1,29 @@
 """Per-request deadlines and shutdown for the generating endpoints.
 
 Each admitted request gets a `StreamGuard`: the time by which it must end (the config default, or the
-request's `x-csreply-timeout` header up to the configured cap). Every wait on the engine runs under
-`asyncio.timeout_at` of that time, one wait at a time (never across a `yield`, where a timeout would
-cancel the HTTP layer's send instead of the engine wait). The drain at shutdown moves the deadline of every
-open stream to "now" with reason `shutdown`, so the streams end the same way: engine aborted, terminal
-event sent.
+request's `x-csreply-timeout` header up to the configured cap). Every wait on the engine (`run` for the
+opening, `next` for each event) runs under that time, one wait at a time (never across a `yield`, where a
+timeout would cancel the HTTP layer's send instead of the engine wait). The drain at shutdown moves the
+deadline of every open stream to "now" with reason `shutdown`, so the streams end the same way: engine
+aborted, terminal event sent.
 
-A stream waits on its engine once per chunk, so `next` does not build an `asyncio.Timeout` (an object, a
-timer in the loop's heap and its cancellation) per chunk: one timer per stream, armed at the first wait,
-cancels the task only while it waits in `next`, which turns that cancellation into TimeoutError as
-`asyncio.timeout` does. Once the deadline has passed, `next` takes the plain `asyncio.timeout_at` path.
+A stream waits on its engine once per chunk, so a wait does not build a timeout object (an object, a timer
+in the loop's heap and its cancellation) per chunk: one timer per stream, armed at the first wait, cancels
+the task only while it waits, and the wait turns that cancellation into TimeoutError as `asyncio.timeout`
+does. Once the deadline has passed, each wait that has to wait is cancelled at the loop's next turn.
+
+Python 3.10 has no cancel count (`Task.cancelling`/`uncancel`, 3.11): there a cancellation from elsewhere
+that lands in the same wait as the deadline's becomes TimeoutError too (the stream ends as on a timeout;
+anyio's cancel scopes cancel again at the next wait).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
-from typing import Literal, TypeVar
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, Literal, TypeVar
 
 from serve.errors import InvalidRequest
 
@@ -29,16 +34,26 @@ StopReason = Literal["timeout", "shutdown"]
 TIMEOUT_HEADER = "x-csreply-timeout"
 
 
+def _no_cancel_count(task: asyncio.Task[Any]) -> int:
+    return 0
+
+
+# Task.cancelling and Task.uncancel (3.11), called once per chunk: the methods themselves, no Python frame
+_cancelling: Callable[[asyncio.Task[Any]], int] = _no_cancel_count
+_uncancel: Callable[[asyncio.Task[Any]], int] = _no_cancel_count
+if sys.version_info >= (3, 11):
+    _cancelling, _uncancel = asyncio.Task.cancelling, asyncio.Task.uncancel
+
+
 class StreamGuard:
-    __slots__ = ("registry", "deadline", "reason", "_timeout", "_timer", "_waiting", "_expired", "_fired")
+    __slots__ = ("registry", "deadline", "reason", "_timer", "_waiting", "_expired", "_fired")
 
     def __init__(self, registry: StreamRegistry, deadline: float) -> None:
         self.registry = registry
         self.deadline = deadline
         self.reason: StopReason | None = None
-        self._timeout: asyncio.Timeout | None = None
-        self._timer: asyncio.TimerHandle | asyncio.Handle | None = None  # the stream's deadline, for `next`
-        self._waiting: asyncio.Task[object] | None = None  # the task waiting in `next`, if one is
+        self._timer: asyncio.TimerHandle | asyncio.Handle | None = None  # the stream's deadline
+        self._waiting: asyncio.Task[Any] | None = None  # the task waiting in `run` or `next`, if one is
         self._expired = False  # the deadline timer ran
         self._fired = False  # ... and cancelled the waiting task
 
@@ -51,8 +66,6 @@ class StreamGuard:
             self.reason = reason
         loop = asyncio.get_running_loop()
         self.deadline = loop.time()
-        if self._timeout is not None and not self._timeout.expired():
-            self._timeout.reschedule(self.deadline)
         if self._timer is not None and not self._expired:
             self._timer.cancel()
             self._timer = loop.call_soon(self._on_deadline)
@@ -60,51 +73,42 @@ class StreamGuard:
     def stop_reason(self) -> StopReason:
         return self.reason or "timeout"
 
-    async def next(self, events: AsyncIterator[T]) -> T:
+    def next(self, events: AsyncIterator[T]) -> Coroutine[Any, Any, T]:
         """The next event, or TimeoutError when the deadline passes (or the drain stops the stream)."""
-        if self._expired:
-            return await self._next_under_timeout(events)
+        return self._wait(anext(events))  # no coroutine of its own: this runs once per chunk
+
+    def run(self, awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
+        """Await something under the deadline (the first event, before the stream starts)."""
+        return self._wait(awaitable)
+
+    async def _wait(self, awaitable: Awaitable[T]) -> T:
         if self._timer is None:
             self._timer = asyncio.get_running_loop().call_at(self.deadline, self._on_deadline)
+        elif self._expired:  # past the deadline: this wait ends at the loop's next turn if it has to wait
+            self._timer.cancel()
+            self._timer = asyncio.get_running_loop().call_soon(self._on_deadline)
         task = asyncio.current_task()
         assert task is not None
-        cancelling = task.cancelling()
+        cancelling = _cancelling(task)
         self._waiting = task
         try:
-            return await anext(events)
+            return await awaitable
         except asyncio.CancelledError:
             fired, self._fired = self._fired, False
-            if fired and task.uncancel() <= cancelling:
+            if fired and _uncancel(task) <= cancelling:
                 raise TimeoutError from None
             raise
         finally:
             self._waiting = None
             if self._fired:  # the timer cancelled the task, but the wait ended otherwise: take it back
                 self._fired = False
-                task.uncancel()
+                _uncancel(task)
 
     def _on_deadline(self) -> None:
         self._expired = True
         if self._waiting is not None:
             self._fired = True
             self._waiting.cancel()
-
-    async def _next_under_timeout(self, events: AsyncIterator[T]) -> T:
-        async with asyncio.timeout_at(self.deadline) as timeout:
-            self._timeout = timeout
-            try:
-                return await anext(events)
-            finally:
-                self._timeout = None
-
-    async def run(self, awaitable: asyncio.Future[T] | asyncio.Task[T] | object) -> T:
-        """Await something under the deadline (the first event, before the stream starts)."""
-        async with asyncio.timeout_at(self.deadline) as timeout:
-            self._timeout = timeout
-            try:
-                return await awaitable  # type: ignore[misc]
-            finally:
-                self._timeout = None
 
     def done(self) -> None:
         self.registry.active.discard(self)

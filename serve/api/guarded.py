@@ -40,7 +40,7 @@ async def guarded_choices(events: ChoiceStream, n: int, guard: StreamGuard,
                 event = await guard.next(events)
             except StopAsyncIteration:
                 break
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11, two on 3.10
                 await events.aclose()
                 if guard.stop_reason() == "shutdown":
                     status = "shutdown"
@@ -89,7 +89,7 @@ async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, No
                 event = await guard.next(events)
             except StopAsyncIteration:
                 event = None
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11, two on 3.10
                 with suppress(Exception):
                     await events.aclose()
                 if guard.stop_reason() == "shutdown":
@@ -123,7 +123,7 @@ async def guarded_call(guard: StreamGuard, observer: RequestObserver, call: Awai
     status = "error"
     try:
         result: T = await guard.run(call)
-    except TimeoutError:
+    except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11, two on 3.10
         if guard.stop_reason() == "shutdown":
             status = "shutdown"
             raise _shutdown_error() from None
@@ -168,7 +168,7 @@ async def open_guarded(guard: StreamGuard, observer: RequestObserver, opening: A
     here is an HTTP error: 429 from the queue, 504 when the deadline passes, 503 while shutting down."""
     try:
         return await guard.run(opening)
-    except TimeoutError:
+    except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11, two on 3.10
         guard.done()
         if guard.stop_reason() == "shutdown":
             observer.finish("shutdown")

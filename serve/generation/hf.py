@@ -217,7 +217,7 @@ class HfGenerator:
         while True:
             try:
                 return await asyncio.wait_for(results.get(), timeout=_TOKEN_WATCHDOG_SECONDS)
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11, two on 3.10
                 await self.check_health()  # raises when the engine thread died; otherwise keep waiting
 
     def _abort(self, request_id: str) -> None:

@@ -17,9 +17,10 @@ from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from serve.resources import data_dir
 from serve.taxonomy import DOMAINS, INTENTS
 
-KNOWLEDGE_DIR = Path(__file__).resolve().parents[2] / "knowledge"
+KNOWLEDGE_DIR = data_dir("knowledge")  # the checkout's knowledge/, or the wheel's copy (serve/resources.py)
 LANGS = ("en", "zh")
 _ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 # Sentences of an entry's text: a reply is at most three, so longer entries are shortened to the question.

@@ -89,7 +89,7 @@ class MicroBatcher(Generic[R]):
                 break
             try:
                 job = await asyncio.wait_for(queue.get(), remaining)
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11, two on 3.10
                 break
             jobs.append(job)
             count += len(job[0])

@@ -112,8 +112,19 @@ class ReadinessGateDouble:
 
         try:
             await self.app(scope, receive, cutting_send)
-        except* _Dropped:  # bare or inside the task group of the SSE response
-            pass  # returning with the body unfinished makes uvicorn close the socket
+        except Exception as exc:  # bare or inside the task group of the SSE response (no `except*`: Python 3.10)
+            if not _only_dropped(exc):
+                raise
+            # returning with the body unfinished makes uvicorn close the socket
+
+
+def _only_dropped(exc: BaseException) -> bool:
+    """`exc` is _Dropped, or an exception group (the builtin one, or anyio's backport on Python 3.10) of
+    nothing else."""
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, tuple) and inner:
+        return all(_only_dropped(e) for e in inner)
+    return isinstance(exc, _Dropped)
 
 
 def main() -> None:

@@ -40,11 +40,10 @@ def test_no_prefix_leaves_the_request_as_it_was() -> None:
 def test_local_engines_open_the_assistant_turn_with_the_prefix() -> None:
     """hf and trtllm build prompt ids with ChatTokenizer.encode: the prefix follows the generation prompt,
     so the model's first token continues the lead (the real SmolLM2 tokenizer)."""
-    from pathlib import Path
-
+    from serve.config import SMOLLM2_DIRNAME, default_cache_dir
     from serve.generation.chat import ChatTokenizer
 
-    chat = ChatTokenizer.from_dir(Path.home() / ".cache/csreply/models/smollm2-135m-instruct")
+    chat = ChatTokenizer.from_dir(default_cache_dir() / "models" / SMOLLM2_DIRNAME)
     plain, led = chat.encode(MESSAGES), chat.encode(MESSAGES, LEAD)
     assert led[: len(plain)] == plain and chat.decode(led[len(plain):]) == LEAD
 

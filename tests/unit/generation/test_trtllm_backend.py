@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import serve.generation.trtllm as trtllm_module
+from serve.config import SMOLLM2_DIRNAME, default_cache_dir
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
 from serve.generation.base import ChatMessage, GenerationRequest
 from serve.generation.trtllm import EngineMismatch, TrtllmGenerator
@@ -21,7 +22,7 @@ SMOKE = REPO / "build_configs/llm/smollm2-135m-instruct-any-fp16.yaml"
 PYTORCH = REPO / "build_configs/llm/llama-3.1-8b-instruct-h200-pytorch-fp8.yaml"
 
 
-SMOLLM_DIR = str(Path.home() / ".cache/csreply/models/smollm2-135m-instruct")
+SMOLLM_DIR = str(default_cache_dir() / "models" / SMOLLM2_DIRNAME)
 
 
 def with_smollm_tokenizer(preset: LlmBuildConfig) -> LlmBuildConfig:

@@ -10,6 +10,7 @@ import pytest
 
 from checkpoints.llm import plan_build
 from checkpoints.llm_config import load_llm_config
+from serve.config import SMOLLM2_DIRNAME, default_cache_dir
 from serve.generation.base import ChatMessage, GenerationRequest
 from serve.generation.chat import ChatTokenizer
 from serve.generation.trtllm import DECODING_GUARDS, kv_cache_kwargs, llm_kwargs, sampling_kwargs, scheduler_kwargs
@@ -18,7 +19,7 @@ from tests.conftest import REPO
 from tests.fakes_trtllm import API, FakeTensorRTLLM, reference_fields, reference_values
 
 PRESETS = sorted((REPO / "build_configs" / "llm").glob("*.yaml"))
-SMOLLM = Path.home() / ".cache/csreply/models/smollm2-135m-instruct"
+SMOLLM = default_cache_dir() / "models" / SMOLLM2_DIRNAME
 
 
 @pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
