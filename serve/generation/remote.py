@@ -143,6 +143,10 @@ class RemoteOpenAIGenerator:
         self._active += 1
         try:
             for upstream in self._ordered():
+                # half-open: one probe at a time; the rest of a burst goes to the next upstream (or fails fast)
+                probe = upstream.breaker.is_open
+                if not upstream.breaker.admit():
+                    continue
                 upstream.outstanding += 1
                 upstream.requests += 1
                 try:
@@ -161,6 +165,8 @@ class RemoteOpenAIGenerator:
                     logger.warning("remote.retry upstream=%s error=%s", upstream.base_url, exc)
                 finally:
                     upstream.outstanding -= 1
+                    if probe:
+                        upstream.breaker.end_probe()
             if not errors:
                 errors.append("every upstream's circuit breaker is open")
             raise BackendUnavailable(f"generator {self.settings.name}: no upstream could serve ("

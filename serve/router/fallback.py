@@ -55,7 +55,8 @@ class FallbackRouter:
         chain, breakers = self._members
         for backend, breaker in zip(chain, breakers):
             now = time.monotonic()
-            if not breaker.allows(now):
+            probe = breaker.is_open
+            if not breaker.admit(now):  # open, or half-open with its one probe in flight: the next backend
                 continue
             try:
                 results = await backend.classify(texts, top_k)
@@ -64,6 +65,9 @@ class FallbackRouter:
                 logger.warning("router.backend_failed backend=%s error=%s", backend.name, exc)
                 last_error = exc
                 continue
+            finally:
+                if probe:
+                    breaker.end_probe()
             breaker.record_success()
             return results
         raise BackendUnavailable(f"the intent router is unavailable: every backend failed ({last_error})")

@@ -34,6 +34,7 @@ async def turn(client, session: str, message: str, domain: str = "telecom") -> d
     return response.json()
 
 
+@pytest.mark.trained_router
 async def test_a_follow_up_keeps_the_conversations_intent(tmp_path) -> None:
     engine = ScriptedFakeGenerator(script=fixed_reply)
     async for client in open_client(make_settings(tmp_path), engine):
@@ -45,6 +46,7 @@ async def test_a_follow_up_keeps_the_conversations_intent(tmp_path) -> None:
             assert reply["intent"]["route"] != "clarify"
 
 
+@pytest.mark.trained_router
 async def test_a_bare_order_number_in_a_chinese_chat_gets_a_chinese_reply(tmp_path) -> None:
     engine = ScriptedFakeGenerator(script=fixed_reply, languages=("en",))
     async for client in open_client(make_settings(tmp_path), engine):

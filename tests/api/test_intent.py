@@ -15,6 +15,9 @@ from serve.config import GeneratorSettings, RouterSettings, Settings
 from tests.conftest import default_router_dir
 from tests.fakes import ScriptedFakeGenerator
 
+# These tests read the trained default router's decisions on real phrasings (a model build).
+pytestmark = pytest.mark.trained_router
+
 URL = "/v1/intent"
 
 

@@ -18,6 +18,9 @@ from serve.prompts import PromptLibrary
 from tests.conftest import GENERATED_ONLY, REDIS_URL, default_router_dir, redis_available
 from tests.fakes import ScriptedFakeGenerator
 
+# These tests read the trained default router's decisions on real phrasings (a model build).
+pytestmark = pytest.mark.trained_router
+
 URL = "/v1/reply"
 
 

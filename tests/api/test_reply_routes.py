@@ -218,3 +218,14 @@ async def test_solved_and_thanks_close_the_turn_without_asking_for_anything(tmp_
     assert wish["intent"]["route"] == "act" and wish["intent"]["reason"] == "feedback"
     for body in (solved, wish):
         assert chinese(body["reply"]) and "手机号" not in body["reply"]
+
+
+async def test_a_bank_reply_cites_the_knowledge_entries_its_facts_come_from(tmp_path: Path) -> None:
+    message = "do you offer personal hotspot / tethering on pay as you go sims?"
+    async for client, _ in client_with(tmp_path, {message: ("balance_usage_inquiry", 0.9)},
+                                       knowledge=KnowledgeSettings(answer_min_score=0.99)):
+        body = await turn(client, message, domain="telecom")
+    assert body["intent"]["route"] == "selected"
+    chosen = next(r for r in LIBRARY.bank("telecom", "en") if body["intent"]["reason"] == f"reply_bank:{r.id}")
+    assert chosen.sources and [c["id"] for c in body["citations"]] == chosen.sources
+    assert all(c["title"] and c["lang"] == "en" for c in body["citations"])

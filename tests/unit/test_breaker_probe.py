@@ -16,7 +16,8 @@ from serve.breaker import Breaker
 from serve.errors import BackendUnavailable
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest
 from serve.generation.pool import GeneratorPool, PoolMember
-from tests.fakes import ScriptedFakeGenerator
+from serve.router.fallback import FallbackRouter
+from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 COOLDOWN_S = 0.05
 
@@ -125,3 +126,53 @@ def test_admit_claims_the_single_probe_and_end_probe_frees_it() -> None:
     breaker.record_success()
     breaker.end_probe()
     assert breaker.state() == "closed" and breaker.admit(now=12.0)
+
+
+class RecoveringTestRouter(ScriptedTestRouter):
+    """Test double: a router backend that fails while `down`, then answers only once `ready` is set."""
+
+    name = "recovering-test"
+
+    def __init__(self) -> None:
+        super().__init__({"hello": ("greeting_chitchat", 0.99)})
+        self.down = True
+        self.ready = asyncio.Event()
+        self.calls = 0
+
+    async def classify(self, texts: list[str], top_k: int = 5):  # type: ignore[override]
+        self.calls += 1
+        if self.down:
+            raise RuntimeError("backend down")
+        await self.ready.wait()
+        return await super().classify(texts, top_k)
+
+
+async def test_a_half_open_router_backend_gets_one_probe_and_the_burst_falls_back() -> None:
+    first, second = RecoveringTestRouter(), ScriptedTestRouter({"hello": ("greeting_chitchat", 0.99)})
+    chain = FallbackRouter([first, second], failures_to_open=1, cooldown_s=COOLDOWN_S)
+    assert (await chain.classify(["hello"]))[0].backend == "scripted-test"  # the first fails: opened
+    first.down = False
+    await asyncio.sleep(COOLDOWN_S * 2)  # half-open
+    probe = asyncio.create_task(chain.classify(["hello"]))
+    await until(lambda: first.calls == 2)
+    # without the one-probe rule the burst waits on the recovering backend: bounded, so the test fails, not hangs
+    burst = await asyncio.wait_for(asyncio.gather(*(chain.classify(["hello"]) for _ in range(8))), 2)
+    assert first.calls == 2 and all(r[0].backend == "scripted-test" for r in burst)  # only the probe went first
+    first.ready.set()
+    assert (await probe)[0].backend == "recovering-test"
+    assert (await chain.classify(["hello"]))[0].backend == "recovering-test"  # closed again
+
+
+async def test_a_cancelled_router_probe_frees_the_slot() -> None:
+    first, second = RecoveringTestRouter(), ScriptedTestRouter({"hello": ("greeting_chitchat", 0.99)})
+    chain = FallbackRouter([first, second], failures_to_open=1, cooldown_s=COOLDOWN_S)
+    await chain.classify(["hello"])
+    first.down = False
+    await asyncio.sleep(COOLDOWN_S * 2)
+    probe = asyncio.create_task(chain.classify(["hello"]))
+    await until(lambda: first.calls == 2)
+    probe.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await probe
+    first.ready.set()
+    assert (await chain.classify(["hello"]))[0].backend == "recovering-test"  # a new probe went through

@@ -29,3 +29,16 @@ def test_an_angry_message_never_gets_a_reply_of_positive_tone(selector: ReplySel
                                                                message: str) -> None:
     found = selector.candidates(domain, lang, message, k=5)
     assert found and all(s.reply.tone != "positive" for s in found)
+
+
+def test_every_source_of_a_bank_reply_is_an_entry_of_its_domain_and_language() -> None:
+    from serve.knowledge.base import KnowledgeBase
+
+    library, base = PromptLibrary.load(), KnowledgeBase.load()
+    linked = 0
+    for (domain, lang), bank in library.banks.items():
+        ids = {e.id for e in base.entries(domain, lang)}
+        for reply in bank.replies:
+            assert set(reply.sources) <= ids, (domain, lang, reply.id, set(reply.sources) - ids)
+            linked += bool(reply.sources)
+    assert linked >= 300  # most bank replies state brand facts, and say where they come from
