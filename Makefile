@@ -1,4 +1,4 @@
-# `make run` and `make test` work on a fresh machine with Python 3.11 and pip: each runs `setup` first.
+# `make run` and `make test` work on a fresh machine with Python 3.10-3.12 and pip: each runs `setup` first.
 PYTHON ?= python3.11
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.csreply-installed
 
 .PHONY: setup setup-quick run test test-all bench lint clean-venv
 
-# Everything, the BERT router included (5 minutes on a CPU with native bfloat16, about 16 without).
+# Everything, the BERT router included (about 5 minutes on a CPU with native bfloat16, 15-20 without).
 setup: $(STAMP)
 	$(VENV)/bin/csreply prepare
 
@@ -18,7 +18,7 @@ setup-quick: $(STAMP)
 
 # torch first and pinned: the local CPU wheel (an unpinned torch pulls a multi-GB CUDA build).
 $(STAMP): pyproject.toml
-	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.11); set PYTHON=..." >&2; exit 1; }
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.10-3.12); set PYTHON=..." >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e '.[dev]'
