@@ -6,8 +6,10 @@
 Each pools_<domain>_<lang>.py holds, per llm-route intent, hand-written customer messages, reply cores that
 state only facts from that intent's guidance (prompts/<domain>/<lang>.yaml) or {placeholders} filled from the
 conversation's context, fact-free openers/closers, hand-written follow-up chains, and HAND: fully hand-written
-conversations, which are written out first and untouched. The composer adds composed conversations until each
-intent reaches its target, never writing the same reply twice. See README.md.
+conversations, which are written out first and untouched. rules_<domain>_<lang>.py hold RULES: hand-written
+conversations on the reply rules (ask for the one missing detail, state no fact the context lacks, fixed-line faults),
+written out next, on top of each intent's target. The composer adds composed conversations until each intent reaches
+its target, never writing the same reply twice. See README.md.
 """
 from __future__ import annotations
 
@@ -277,20 +279,33 @@ class Composer:
             b1 = f"不客气，{ctx['name']}！" + b1.split("！", 1)[-1] if "！" in b1 else b1
         return ctx, [{"role": "user", "content": omsg}, {"role": "assistant", "content": orep}], self.rng.choice(self.P.THANKS), self.join(b1, b2)
 
-    def compose(self):
-        P = self.P
+    def hand_records(self, convs):
         out = []
-        hand = getattr(P, "HAND", [])
-        for h in hand:
+        for h in convs:
             rec = dict(domain=self.domain, lang=self.lang, intent=h[0], context=h[1], history=[
                 {"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(h[2])], message=h[3], reply=h[4])
             assert h[4] not in self.used, "duplicate hand-written reply: " + h[4]
             self.used.add(h[4])
             out.append(rec)
+        return out
+
+    def compose(self):
+        P = self.P
+        out = self.hand_records(getattr(P, "HAND", []))
+        # rules_<domain>_<lang>.py: hand-written conversations on the reply rules (ask for the one missing detail,
+        # state no account fact the context lacks, fixed-line faults), written out as they are after HAND. They are
+        # added on top of each intent's target, so the composed conversations stay the same.
+        have0 = {i: sum(1 for r in out if r["intent"] == i) for i in P.I}
+        if os.path.exists(os.path.join(HERE, f"rules_{self.domain}_{self.lang}.py")):
+            R = __import__(f"rules_{self.domain}_{self.lang}")
+            for situation, convs in R.RULES.items():
+                recs = self.hand_records(convs)
+                self.kinds["rules:" + situation] = len(recs)
+                out += recs
         total = TARGET[(self.domain, self.lang)]
         intents = list(P.I)
         per = {i: total // len(intents) for i in intents}
-        have = {i: sum(1 for r in out if r["intent"] == i) for i in intents}
+        have = dict(have0)
         for intent in intents:
             spec = P.I[intent]
             kinds = [("sub", 0.40)]
@@ -346,6 +361,15 @@ def check_files(paths):
     LLM = {d: sorted(i for i in P[(d, "en")]["intents"] if route(d, i) == "llm") for d in ("telecom", "ecommerce")}
     NUM = re.compile(r"\d+(?:[.,:]\d+)*")
     CJK = re.compile(r"[\u4e00-\u9fff]")
+    # a detail the conversation already holds (context or the customer's own messages), and a reply asking for it
+    HAS = {"order number": re.compile(r"#?W\d{7}|EM-\d{5}|SC\d{11}|DD\d{10}"),
+           "phone number": re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)|(?<![\d-])0\d{2} ?\d{3} ?\d{4}(?!\d)"),
+           "postcode": re.compile(r"\b[A-Z]\d[\dW] ?[A-Z0-9]{4}\b|邮编\D{0,3}\d{6}|^\d{6}$")}
+    ASKS = {"order number": re.compile(r"(?i)(send|tell|give) (me|us) (the |your )?order number|which order|"
+                                       r"what's the order number|(发|提供|告诉).{0,6}订单号|订单号(是多少|发给我)|哪个订单"),
+            "phone number": re.compile(r"(?i)(send|tell|give) me (the|your) (phone )?number|phone number on (your|the) "
+                                       r"account\?|(发|提供).{0,8}手机号码"),
+            "postcode": re.compile(r"(?i)(what's|what is|which|tell me|send me) (your )?postcode|邮编是多少|告诉我.{0,4}邮编")}
 
     def check(rec, kind):
         errs = []
@@ -375,6 +399,13 @@ def check_files(paths):
             outs = [rec["reply"]] + [h["content"] for h in rec["history"] if h["role"] == "assistant"]
         if any(roles[i] != ("user" if i % 2 == 0 else "assistant") for i in range(len(roles))) or roles[-1] != "user":
             errs.append("roles")
+        users = [t for t, r in zip(texts, roles) if r == "user"]
+        for what, has in HAS.items():
+            held = any(has.search(t) for t in users) or (what == "order number" and "order_id" in ctx)
+            if held and ASKS[what].search(outs[0]):
+                errs.append("asks again for the " + what)
+        if re.search(r"@\w", outs[0]):
+            errs.append("social-media handle in a reply")
         allowed = G[(d, l, it)] + " " + " ".join(str(x) for x in ctx.values()) + " " + " ".join(texts)
         for o in outs:
             for n in NUM.findall(o):
@@ -435,7 +466,11 @@ def main():
     files = {"en": [], "zh": []}
     used = {"en": set(), "zh": set()}  # no reply is written twice within a language file
     for (domain, lang) in TARGET:
-        files[lang] += Composer(domain, lang, rng, used[lang]).compose()
+        c = Composer(domain, lang, rng, used[lang])
+        files[lang] += c.compose()
+        rules = {k.split(":", 1)[1]: v for k, v in c.kinds.items() if k.startswith("rules:")}
+        if rules:
+            print(f"{domain}/{lang} reply-rule conversations: {sum(rules.values())}", rules)
     for lang, recs in files.items():
         with open(os.path.join(HERE, f"train_{lang}.jsonl"), "w", encoding="utf-8") as f:
             for r in recs:
