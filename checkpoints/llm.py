@@ -226,7 +226,6 @@ def check_quantize_flags(plan: BuildPlan, tensorrt_llm_version: str | None = Non
 
 def run_build(plan: BuildPlan) -> Path:
     detected = detect_environment()
-    check_quantize_flags(plan, detected.get("tensorrt_llm_version"))
     hf_dir = plan.config.model.hf_path
     if not (hf_dir / "config.json").is_file():
         raise LlmBuildError(f"model.hf_dir {hf_dir} is not an HF checkpoint (no config.json)")
@@ -235,6 +234,8 @@ def run_build(plan: BuildPlan) -> Path:
     calib = plan.config.precision.calib_path
     if calib is not None and not calib.is_dir():
         raise LlmBuildError(f"precision.calib_dataset_dir {calib} is not a directory (docs/gpu.md says what goes in it)")
+    # the preset's own mistakes first, then the installed TensorRT-LLM's script, before the checkpoint is hashed
+    check_quantize_flags(plan, detected.get("tensorrt_llm_version"))
     detected["source_checkpoint_hash"] = checkpoint_hash(hf_dir)
     plan.output_dir.mkdir(parents=True, exist_ok=True)
     for command in plan.commands:
