@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from serve.prompts import BankReply, PromptLibrary
-from serve.retrieval.index import Hit, HybridIndex, View
-from serve.retrieval.vectors import Embed, index_vectors
+from serve.retrieval.index import Hit, HybridIndex
+from serve.retrieval.vectors import Embed, build_index
 from serve.router.base import IntentResult
 
 logger = logging.getLogger(__name__)
@@ -56,13 +56,11 @@ class ReplySelector:
             replies = list(bank.replies)
             if not replies:
                 continue
-            views = [View(i, text, "key") for i, r in enumerate(replies) for text in (r.situation, *r.examples)]
-            views += [View(i, r.reply, "body") for i, r in enumerate(replies)]
-            vectors, projection = index_vectors([v.text for v in views], [v.item for v in views], embed, space,
-                                                vectors_dir)
-            self.dense = self.dense or vectors is not None
+            index = build_index([(r.situation, *r.examples) for r in replies], [r.reply for r in replies], embed,
+                                space, vectors_dir)
+            self.dense = self.dense or index.vectors is not None
             self._replies[(domain, lang)] = replies
-            self._index[(domain, lang)] = HybridIndex(views, vectors, projection)
+            self._index[(domain, lang)] = index
         self.size = sum(len(r) for r in self._replies.values())
         logger.info("reply_bank.loaded replies=%d dense=%s load_s=%.2f", self.size, self.dense,
                     time.perf_counter() - started)

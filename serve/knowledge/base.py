@@ -16,7 +16,7 @@ import numpy as np
 
 from serve.knowledge.entries import KNOWLEDGE_DIR, LANGS, Entry, LoadedEntries, load_entries, render, sentences
 from serve.retrieval.index import Hit, HybridIndex, View, Weights
-from serve.retrieval.vectors import Embed, index_vectors
+from serve.retrieval.vectors import Embed, build_index
 from serve.taxonomy import DOMAINS
 
 logger = logging.getLogger(__name__)
@@ -56,13 +56,11 @@ class KnowledgeBase:
                 items = own + other
                 if not items:
                     continue
-                views = [View(i, text, "key") for i, e in enumerate(items) for text in (e.title, *e.questions)]
-                views += [View(i, e.text, "body") for i, e in enumerate(items)]
-                vectors, projection = index_vectors([v.text for v in views], [v.item for v in views], embed, space,
-                                                    vectors_dir)
-                self.dense = self.dense or vectors is not None
+                index = build_index([(e.title, *e.questions) for e in items], [e.text for e in items], embed, space,
+                                    vectors_dir, weights)
+                self.dense = self.dense or index.vectors is not None
                 self._entries[(domain, lang)] = items
-                self._index[(domain, lang)] = HybridIndex(views, vectors, projection, weights)
+                self._index[(domain, lang)] = index
         self.size = len(loaded.entries)
         logger.info("knowledge.loaded entries=%d expired=%d digest=%s dense=%s load_s=%.2f", self.size,
                     self.expired, self.digest, self.dense, time.perf_counter() - started)

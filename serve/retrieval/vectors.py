@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from serve.retrieval.index import HybridIndex, View, Weights
+
 logger = logging.getLogger(__name__)
 
 # texts -> one L2-normalised row per text, or None when the encoder has no vectors (a rules-only router)
@@ -88,6 +90,17 @@ def index_vectors(texts: Sequence[str], items: Sequence[int], embed: Embed | Non
     if path is not None:
         _save(path, projection)
     return vectors, _remember(key + ".projection", projection)
+
+
+def build_index(keys: Sequence[Sequence[str]], bodies: Sequence[str], embed: Embed | None, space: str | None,
+                vectors_dir: Path | None, weights: Weights = Weights()) -> HybridIndex:
+    """The hybrid index over items (the knowledge base's entries, the reply bank's replies): item i is found by
+    its key texts `keys[i]` (title and questions, situation and examples) and its body `bodies[i]`, lexically and,
+    when `embed` gives vectors, densely."""
+    views = [View(i, text, "key") for i, texts in enumerate(keys) for text in texts]
+    views += [View(i, body, "body") for i, body in enumerate(bodies)]
+    vectors, projection = index_vectors([v.text for v in views], [v.item for v in views], embed, space, vectors_dir)
+    return HybridIndex(views, vectors, projection, weights)
 
 
 def _save(path: Path, array: np.ndarray) -> None:
