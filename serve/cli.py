@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -117,32 +118,27 @@ def _eval_judged(args: argparse.Namespace) -> int:
 def _eval_kb(args: argparse.Namespace) -> int:
     from serve.evaluation.kb_eval import run_eval
 
-    settings = _settings(args)
-    if settings is None:
-        return 2
-    if not args.data.is_file():
-        print(f"csreply eval kb: no such file: {args.data}", file=sys.stderr)
-        return 2
-    try:
-        return run_eval(args.data, settings, args.json, args.lexical, args.misses)
-    except ValueError as exc:
-        print(f"csreply eval kb: {exc}", file=sys.stderr)
-        return 2
+    return _eval_retrieval(args, "kb", run_eval)
 
 
 def _eval_bank(args: argparse.Namespace) -> int:
     from serve.evaluation.kb_eval import run_bank_eval
 
+    return _eval_retrieval(args, "bank", run_bank_eval)
+
+
+def _eval_retrieval(args: argparse.Namespace, name: str, run: Callable[..., int]) -> int:
+    """`csreply eval kb|bank`: a labelled set through the knowledge base's or the reply bank's retrieval."""
     settings = _settings(args)
     if settings is None:
         return 2
     if not args.data.is_file():
-        print(f"csreply eval bank: no such file: {args.data}", file=sys.stderr)
+        print(f"csreply eval {name}: no such file: {args.data}", file=sys.stderr)
         return 2
     try:
-        return run_bank_eval(args.data, settings, args.json, args.lexical, args.misses)
+        return run(args.data, settings, args.json, args.lexical, args.misses)
     except ValueError as exc:
-        print(f"csreply eval bank: {exc}", file=sys.stderr)
+        print(f"csreply eval {name}: {exc}", file=sys.stderr)
         return 2
 
 
