@@ -198,11 +198,11 @@ class ReplyPipeline:
         intent, lang = reading.intent, reading.lang
         knowledge = selection = None
         passages: tuple[KnowledgeHit, ...] = ()
+        # the customer's own facts answer before a general entry ("you have 1.4 GB left" beats "see My usage")
+        own_facts = self._own_facts(request, lang, intent.label)
         if reading.act is None and not (intent.label == "contact_human" and not intent.uncertain):
             query = self._query(request, reading, history)
             hits = self._knowledge_hits(request.domain, lang, query, intent)
-            # the customer's own facts answer before a general entry ("you have 1.4 GB left" beats "see My usage")
-            own_facts = self._own_facts(request, lang, intent.label)
             unrelated = intent.label == "out_of_scope" and not intent.uncertain
             if hits and hits[0].score >= self.knowledge_settings.answer_min_score and not own_facts and not unrelated:
                 knowledge = hits[0]
@@ -217,8 +217,8 @@ class ReplyPipeline:
                 knowledge = None  # the message fits a situation (a complaint, a fault) better than a fact
         decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
                                 session.uncertain_streak if session else 0, reading.act, reading.topic, knowledge,
-                                selection, self.settings.selected_over_llm, is_short(request.message),
-                                self._own_facts(request, lang, intent.label), bool(history))
+                                selection, self.settings.selected_over_llm, is_short(request.message), own_facts,
+                                bool(history))
         if decision.route == "llm" and passages:
             passages = passages[: self.knowledge_settings.passages]
             decision = replace(decision, citations=tuple(Citation(h.entry.id, h.entry.title, h.entry.lang, h.score)
