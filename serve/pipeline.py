@@ -241,9 +241,8 @@ class ReplyPipeline:
         base = self.knowledge.current if self.knowledge is not None else None
         if base is None:
             return ()
-        entries = {e.id: e for e in base.entries(domain, lang)}
-        return tuple(Citation(e.id, e.title, e.lang, selection.score)
-                     for e in (entries.get(i) for i in selection.reply.sources) if e is not None)
+        found = (base.entry(domain, lang, i) for i in selection.reply.sources)
+        return tuple(Citation(e.id, e.title, e.lang, selection.score) for e in found if e is not None)
 
     def _own_facts(self, request: ReplyRequest, lang: Lang, intent: str) -> bool:
         """The customer context holds the facts that answer the intent (its lead sentence renders)."""

@@ -61,6 +61,7 @@ class KnowledgeBase:
                 self.dense = self.dense or index.vectors is not None
                 self._entries[(domain, lang)] = items
                 self._index[(domain, lang)] = index
+        self._by_id = {(e.domain, e.lang, e.id): e for e in loaded.entries}
         self.size = len(loaded.entries)
         logger.info("knowledge.loaded entries=%d expired=%d digest=%s dense=%s load_s=%.2f", self.size,
                     self.expired, self.digest, self.dense, time.perf_counter() - started)
@@ -72,6 +73,10 @@ class KnowledgeBase:
 
     def entries(self, domain: str, lang: str) -> list[Entry]:
         return [e for e in self._entries.get((domain, lang), []) if e.lang == lang]
+
+    def entry(self, domain: str, lang: str, entry_id: str) -> Entry | None:
+        """The entry `entry_id` written in `lang` (a bank reply's source), or None."""
+        return self._by_id.get((domain, lang, entry_id))
 
     def search(self, domain: str, lang: str, query: str, vector: np.ndarray | None = None, k: int = 5,
                intents: dict[str, float] | None = None) -> list[KnowledgeHit]:
