@@ -23,9 +23,13 @@ class BuildPyWithData(build_py):
             return
         target = Path(self.build_lib) / "serve" / "_data"
         for name in BUNDLED:
-            files = sorted(p for p in (ROOT / name).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+            files = sorted(
+                p for p in (ROOT / name).rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            )
             if not files:
-                raise SystemExit(f"setup.py: {ROOT / name} is missing or empty: the server cannot run without it")
+                raise SystemExit(
+                    f"setup.py: {ROOT / name} is missing or empty: the server cannot run without it"
+                )
             for source in files:
                 destination = target / source.relative_to(ROOT)
                 destination.parent.mkdir(parents=True, exist_ok=True)

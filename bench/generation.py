@@ -92,15 +92,22 @@ def run_plain(model, tokenizer, stop_ids: list[int], n: int, max_tokens: int) ->
     tokens = 0
     for i in range(n):  # requests all arrived at `start`; each waits for the ones before it
         text = tokenizer.apply_chat_template(
-            [{"role": m.role, "content": m.content} for m in messages_for(i)], tokenize=False,
+            [{"role": m.role, "content": m.content} for m in messages_for(i)],
+            tokenize=False,
             add_generation_prompt=True,
         )
         ids = tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(model.device)
         streamer = FirstToken()
         with torch.inference_mode():
-            out = model.generate(ids, max_new_tokens=max_tokens, do_sample=False, eos_token_id=stop_ids,
-                                 pad_token_id=stop_ids[0], streamer=streamer)
-        new = out[0, ids.shape[1]:].tolist()
+            out = model.generate(
+                ids,
+                max_new_tokens=max_tokens,
+                do_sample=False,
+                eos_token_id=stop_ids,
+                pad_token_id=stop_ids[0],
+                streamer=streamer,
+            )
+        new = out[0, ids.shape[1] :].tolist()
         tokens += len(new)
         ttft.append((streamer.at or time.perf_counter()) - start)
     return RoundResult(tokens, time.perf_counter() - start, ttft)
@@ -138,16 +145,26 @@ async def compare(settings: GeneratorSettings, model_dir: Path, n: int, max_toke
                 cb_rounds.append(await run_cb(gen, n, max_tokens, f"r{r}"))
                 print(f"  round {r} cb:    {cb_rounds[-1].tok_s:6.1f} tok/s", file=sys.stderr)
             else:
-                plain_rounds.append(await asyncio.to_thread(run_plain, plain_model, gen._require_chat().tokenizer, stop_ids,
-                                                            n, max_tokens))
+                plain_rounds.append(
+                    await asyncio.to_thread(
+                        run_plain, plain_model, gen._require_chat().tokenizer, stop_ids, n, max_tokens
+                    )
+                )
                 print(f"  round {r} plain: {plain_rounds[-1].tok_s:6.1f} tok/s", file=sys.stderr)
     await gen.aclose()
     cb, plain = summarise("cb", cb_rounds), summarise("plain", plain_rounds)
-    return {"concurrency": n, "max_tokens": max_tokens, "continuous_batching": cb, "sequential_generate": plain,
-            "throughput_ratio": cb["tok_s"] / plain["tok_s"]}
+    return {
+        "concurrency": n,
+        "max_tokens": max_tokens,
+        "continuous_batching": cb,
+        "sequential_generate": plain,
+        "throughput_ratio": cb["tok_s"] / plain["tok_s"],
+    }
 
 
-async def cb_only(settings: GeneratorSettings, model_dir: Path, n: int, max_tokens: int, rounds: int) -> float:
+async def cb_only(
+    settings: GeneratorSettings, model_dir: Path, n: int, max_tokens: int, rounds: int
+) -> float:
     gen = HfGenerator(settings, model_dir)
     gen.load()
     await gen.warmup()
@@ -157,11 +174,15 @@ async def cb_only(settings: GeneratorSettings, model_dir: Path, n: int, max_toke
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--requests", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--variants", action="store_true", help="also sweep threads/dtype/attention/batch tokens")
+    parser.add_argument(
+        "--variants", action="store_true", help="also sweep threads/dtype/attention/batch tokens"
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--device", default="auto", help="auto | cpu | cuda")
     parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
@@ -175,8 +196,10 @@ def main() -> int:
         update["max_batch_tokens"] = args.max_batch_tokens
     base = settings.generator.model_copy(update=update)
     model_dir = args.model_dir or settings.generator_model_dir
-    print(f"model {model_dir}; {args.requests} concurrent requests, {args.max_tokens} new tokens, greedy",
-          file=sys.stderr)
+    print(
+        f"model {model_dir}; {args.requests} concurrent requests, {args.max_tokens} new tokens, greedy",
+        file=sys.stderr,
+    )
     result = asyncio.run(compare(base, model_dir, args.requests, args.max_tokens, args.rounds))
     cb, plain = result["continuous_batching"], result["sequential_generate"]
     print(f"\n{'':22}{'tok/s':>8}{'TTFT p50':>10}{'TTFT p99':>10}")
@@ -196,8 +219,11 @@ def main() -> int:
         }
         rows = {}
         for label, update in variants.items():
-            rows[label] = asyncio.run(cb_only(base.model_copy(update=update),
-                                              model_dir, args.requests, args.max_tokens, args.rounds))
+            rows[label] = asyncio.run(
+                cb_only(
+                    base.model_copy(update=update), model_dir, args.requests, args.max_tokens, args.rounds
+                )
+            )
             print(f"  {label}: {rows[label]:.1f} tok/s", file=sys.stderr)
         reference = rows["default (fp32, sdpa, all cores, 512 batch tokens)"]
         print("\nvariant (continuous batching, same run)      tok/s   vs default")

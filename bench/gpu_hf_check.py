@@ -23,8 +23,12 @@ from serve.config import GeneratorSettings  # noqa: E402
 from serve.generation.base import ChatMessage, GenerationRequest  # noqa: E402
 from serve.generation.hf import HfGenerator  # noqa: E402
 
-QUESTIONS = ["How can I check my remaining data?", "Where is my parcel?", "Can I change my plan?",
-             "How do I return shoes that do not fit?"]
+QUESTIONS = [
+    "How can I check my remaining data?",
+    "Where is my parcel?",
+    "Can I change my plan?",
+    "How do I return shoes that do not fit?",
+]
 
 
 def req(rid: str, q: str, n: int = 48, **kw: object) -> GenerationRequest:
@@ -58,17 +62,19 @@ async def checks(gen: HfGenerator) -> dict[str, object]:
     results["cancel_counts_after"] = [s.active_requests, s.engine_running, s.engine_waiting]
     sampled = req("s1", QUESTIONS[3], 32, temperature=0.9, top_p=0.95, seed=1234)
     alone = await text_of(gen, sampled)
-    loaded, *_ = await asyncio.gather(text_of(gen, req("s2", QUESTIONS[3], 32, temperature=0.9, top_p=0.95,
-                                                          seed=1234)),
-                                      *(text_of(gen, req(f"noise{i}", QUESTIONS[i], 32, temperature=0.9, seed=i))
-                                        for i in range(3)))
+    loaded, *_ = await asyncio.gather(
+        text_of(gen, req("s2", QUESTIONS[3], 32, temperature=0.9, top_p=0.95, seed=1234)),
+        *(text_of(gen, req(f"noise{i}", QUESTIONS[i], 32, temperature=0.9, seed=i)) for i in range(3)),
+    )
     results["same_seed_same_reply_under_load"] = alone == loaded
     results["sample_reply"] = refs[QUESTIONS[0]][:120]
     return results
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model-dir", type=Path, required=True)
     parser.add_argument("--gguf", type=Path)
     parser.add_argument("--dtype", default="float32")

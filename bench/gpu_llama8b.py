@@ -80,17 +80,34 @@ def build_model(vocab: int) -> Any:
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig
 
-    shape = dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32,
-                 num_key_value_heads=8)
+    shape = dict(
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+    )
     if TINY:
-        shape = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-                     num_key_value_heads=2)
-    config = LlamaConfig(vocab_size=vocab, max_position_embeddings=8192, rope_theta=500000.0, rms_norm_eps=1e-5,
-                         tie_word_embeddings=False, **shape)
+        shape = dict(
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+        )
+    config = LlamaConfig(
+        vocab_size=vocab,
+        max_position_embeddings=8192,
+        rope_theta=500000.0,
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=False,
+        **shape,
+    )
     torch.manual_seed(0)
     with torch.device(DEVICE):
-        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32 if TINY else torch.bfloat16,
-                                                 attn_implementation="sdpa")
+        model = AutoModelForCausalLM.from_config(
+            config, dtype=torch.float32 if TINY else torch.bfloat16, attn_implementation="sdpa"
+        )
     return model.eval()
 
 
@@ -121,17 +138,30 @@ def decode_b1(model: Any, prompt_ids: list[int], new_tokens: int, variant: str) 
     warm = time.perf_counter() - warm_start
     short = statistics.median(timed(1) for _ in range(3))
     long = statistics.median(timed(1 + new_tokens) for _ in range(3))
-    return {"ms_per_token": round((long - short) / new_tokens * 1000, 3), "first_call_s": round(warm, 1),
-            "prefill_plus_one_ms": round(short * 1000, 2)}
+    return {
+        "ms_per_token": round((long - short) / new_tokens * 1000, 3),
+        "first_call_s": round(warm, 1),
+        "prefill_plus_one_ms": round(short * 1000, 2),
+    }
 
 
 def engine_settings(max_concurrent: int) -> Any:
     from serve.config import GeneratorSettings
 
-    return GeneratorSettings(device=DEVICE, dtype="float32" if TINY else "bfloat16", attn_implementation="sdpa", page_size=32,
-                             num_blocks=256 if TINY else 8192, max_batch_tokens=4096, max_model_len=4096, default_max_tokens=128,
-                             max_tokens_limit=1024, max_concurrent_requests=max_concurrent, warmup=True,
-                             model_name="llama8b-shaped-random")
+    return GeneratorSettings(
+        device=DEVICE,
+        dtype="float32" if TINY else "bfloat16",
+        attn_implementation="sdpa",
+        page_size=32,
+        num_blocks=256 if TINY else 8192,
+        max_batch_tokens=4096,
+        max_model_len=4096,
+        default_max_tokens=128,
+        max_tokens_limit=1024,
+        max_concurrent_requests=max_concurrent,
+        warmup=True,
+        model_name="llama8b-shaped-random",
+    )
 
 
 def patch_loading(model: Any, cuda_graphs: bool) -> None:
@@ -152,7 +182,9 @@ def patch_loading(model: Any, cuda_graphs: bool) -> None:
     cu.ContinuousBatchingConfig = make
 
 
-async def engine_sweep(generator: Any, levels: list[int], per_level: int, output_len: int) -> list[dict[str, Any]]:
+async def engine_sweep(
+    generator: Any, levels: list[int], per_level: int, output_len: int
+) -> list[dict[str, Any]]:
     from serve.generation.base import ChatMessage, GenerationRequest
     from serve.loadgen.client import RequestRecord
     from serve.loadgen.stats import summarise
@@ -188,8 +220,10 @@ async def engine_sweep(generator: Any, levels: list[int], per_level: int, output
         await asyncio.gather(*(one(i) for i in range(len(prompts))))
         point = summarise(records, time.perf_counter() - started, len(prompts) * output_len)
         points.append({"concurrency": c, **point})
-        log(f"  engine c={c}: {point['output_tok_s']} tok/s, TTFT p50 {point['ttft_ms']['p50']} ms, "
-            f"ITL p50 {point['itl_ms']['p50']} ms")
+        log(
+            f"  engine c={c}: {point['output_tok_s']} tok/s, TTFT p50 {point['ttft_ms']['p50']} ms, "
+            f"ITL p50 {point['itl_ms']['p50']} ms"
+        )
     return points
 
 
@@ -223,9 +257,14 @@ def run_server(model: Any, levels: str, per_level: int, output_len: int, out: Pa
 
     patch_loading(model, False)
     settings = Settings(generator=engine_settings(1024))
-    app = create_app(settings, generator=HfGenerator(settings.generator, Path(os.environ["GPU_TOKENIZER_DIR"])),
-                     router=RulesRouter())
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=8765, log_config=None, log_level="warning"))
+    app = create_app(
+        settings,
+        generator=HfGenerator(settings.generator, Path(os.environ["GPU_TOKENIZER_DIR"])),
+        router=RulesRouter(),
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=8765, log_config=None, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 180
@@ -236,11 +275,36 @@ def run_server(model: Any, levels: str, per_level: int, output_len: int, out: Pa
         except httpx.HTTPError:
             pass
         time.sleep(0.5)
-    cmd = [sys.executable, "-m", "serve.cli", "bench", "--url", "http://127.0.0.1:8765", "--concurrency", levels,
-           "--prompts-per-concurrency", str(per_level), "--input-len", "64", "--output-len", str(output_len),
-           "--ignore-eos", "--json", str(out / "server_sweep.json"), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "serve.cli",
+        "bench",
+        "--url",
+        "http://127.0.0.1:8765",
+        "--concurrency",
+        levels,
+        "--prompts-per-concurrency",
+        str(per_level),
+        "--input-len",
+        "64",
+        "--output-len",
+        str(output_len),
+        "--ignore-eos",
+        "--json",
+        str(out / "server_sweep.json"),
+        "--no-progress",
+    ]
     RESULTS["server_command"] = " ".join(cmd[1:])
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
+    proc = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        },
+    )
     print(proc.stdout[-3000:], proc.stderr[-2000:], flush=True)
     server.should_exit = True
     thread.join(timeout=30)
@@ -248,7 +312,9 @@ def run_server(model: Any, levels: str, per_level: int, output_len: int, out: Pa
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tokenizer-dir", type=Path, required=True, help="SmolLM2 tokenizer + config.json")
     parser.add_argument("--budget-s", type=float, default=420)
@@ -257,9 +323,12 @@ def main() -> int:
     parser.add_argument("--per-level", type=int, default=2, help="requests per level = this x concurrency")
     parser.add_argument("--output-len", type=int, default=128)
     parser.add_argument("--smoke", action="store_true", help="tiny model on the CPU: checks the script only")
-    parser.add_argument("--b1-only", action="store_true",
-                        help="only the batch-1 decode variants (dynamic, static, static + torch.compile, eager "
-                             "attention), each given the time it needs")
+    parser.add_argument(
+        "--b1-only",
+        action="store_true",
+        help="only the batch-1 decode variants (dynamic, static, static + torch.compile, eager "
+        "attention), each given the time it needs",
+    )
     args = parser.parse_args()
     global DEVICE, TINY
     if args.smoke:
@@ -270,58 +339,97 @@ def main() -> int:
     import torch
     import transformers
 
-    RESULTS["env"] = {"torch": torch.__version__, "transformers": transformers.__version__,
-                      "gpu": torch.cuda.get_device_name(0) if DEVICE == "cuda" else "cpu (smoke)", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    RESULTS["env"] = {
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "gpu": torch.cuda.get_device_name(0) if DEVICE == "cuda" else "cpu (smoke)",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
     log(f"env {RESULTS['env']}")
     bw = stage("bandwidth", args.out, bandwidth) if DEVICE == "cuda" else None
     model = build_model(49152)
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-    RESULTS["model"] = {"params_b": round(sum(p.numel() for p in model.parameters()) / 1e9, 3),
-                        "weight_gb": round(weight_bytes / 1e9, 2), "random_weights": True}
+    RESULTS["model"] = {
+        "params_b": round(sum(p.numel() for p in model.parameters()) / 1e9, 3),
+        "weight_gb": round(weight_bytes / 1e9, 2),
+        "random_weights": True,
+    }
     if bw:
         RESULTS["floor_ms_per_step_b1"] = round(weight_bytes / (bw["copy_tb_s"] * 1e12) * 1000, 3)
     log(f"model {RESULTS['model']} floor {RESULTS.get('floor_ms_per_step_b1')} ms")
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_dir)
-    prompt_ids = tokenizer.apply_chat_template([{"role": "user", "content": "How can I check how much mobile "
-                                                 "data I have left this month?"}], add_generation_prompt=True)
+    prompt_ids = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "How can I check how much mobile data I have left this month?"}],
+        add_generation_prompt=True,
+    )
     if isinstance(prompt_ids, dict) or hasattr(prompt_ids, "keys"):
         prompt_ids = prompt_ids["input_ids"]
     levels = [int(x) for x in args.levels.split(",")]
     stage("b1_generate_dynamic", args.out, decode_b1, model, list(prompt_ids), 64, "dynamic")
     stage("b1_generate_static", args.out, decode_b1, model, list(prompt_ids), 64, "static")
     if args.b1_only:
-        stage("b1_generate_static_compiled", args.out, decode_b1, model, list(prompt_ids), 64, "static+compile")
+        stage(
+            "b1_generate_static_compiled", args.out, decode_b1, model, list(prompt_ids), 64, "static+compile"
+        )
         model.set_attn_implementation("eager")
-        stage("b1_generate_dynamic_eager_attention", args.out, decode_b1, model, list(prompt_ids), 64, "dynamic")
+        stage(
+            "b1_generate_dynamic_eager_attention", args.out, decode_b1, model, list(prompt_ids), 64, "dynamic"
+        )
         RESULTS["total_s"] = round(time.time() - T0, 1)
         (args.out / "gpu_results.json").write_text(json.dumps(RESULTS, indent=2))
-        for key in ("b1_generate_dynamic", "b1_generate_static", "b1_generate_static_compiled",
-                    "b1_generate_dynamic_eager_attention"):
+        for key in (
+            "b1_generate_dynamic",
+            "b1_generate_static",
+            "b1_generate_static_compiled",
+            "b1_generate_dynamic_eager_attention",
+        ):
             print(key, RESULTS.get(key))
-        print("floor", RESULTS.get("floor_ms_per_step_b1"), "ms/step; stage seconds", RESULTS.get("stage_seconds"))
+        print(
+            "floor",
+            RESULTS.get("floor_ms_per_step_b1"),
+            "ms/step; stage seconds",
+            RESULTS.get("stage_seconds"),
+        )
         return 0
     stage("engine_cb", args.out, run_engine, model, levels, args.per_level, args.output_len, False)
-    stage("server", args.out, run_server, model, args.server_levels, args.per_level, args.output_len, args.out)
+    stage(
+        "server", args.out, run_server, model, args.server_levels, args.per_level, args.output_len, args.out
+    )
     if time.time() - T0 < args.budget_s - 90:
-        stage("engine_cb_cuda_graphs", args.out, run_engine, model, [64, 256], args.per_level, args.output_len, True)
+        stage(
+            "engine_cb_cuda_graphs",
+            args.out,
+            run_engine,
+            model,
+            [64, 256],
+            args.per_level,
+            args.output_len,
+            True,
+        )
     if time.time() - T0 < args.budget_s - 120:
-        stage("b1_generate_static_compiled", args.out, decode_b1, model, list(prompt_ids), 64, "static+compile")
+        stage(
+            "b1_generate_static_compiled", args.out, decode_b1, model, list(prompt_ids), 64, "static+compile"
+        )
     RESULTS["total_s"] = round(time.time() - T0, 1)
     (args.out / "gpu_results.json").write_text(json.dumps(RESULTS, indent=2))
 
     print("\n== summary ==")
-    print(f"GPU {RESULTS['env']['gpu']}; copy {bw and bw['copy_tb_s']} TB/s; weights {RESULTS['model']['weight_gb']} GB; "
-          f"floor {RESULTS.get('floor_ms_per_step_b1')} ms/step at batch 1")
+    print(
+        f"GPU {RESULTS['env']['gpu']}; copy {bw and bw['copy_tb_s']} TB/s; weights {RESULTS['model']['weight_gb']} GB; "
+        f"floor {RESULTS.get('floor_ms_per_step_b1')} ms/step at batch 1"
+    )
     for key in ("b1_generate_dynamic", "b1_generate_static", "b1_generate_static_compiled"):
         print(key, RESULTS.get(key))
     for key in ("engine_cb", "engine_cb_cuda_graphs", "server"):
         for p in RESULTS.get(key) or []:
             if isinstance(p, dict) and "concurrency" in p:
-                print(f"{key:22} c={p['concurrency']:>4} tok/s {p['output_tok_s']:>9} TTFT p50 {p['ttft_ms']['p50']} "
-                      f"p99 {p['ttft_ms']['p99']} ITL p50 {p['itl_ms']['p50']} p99 {p['itl_ms']['p99']} "
-                      f"err {p['errors']} tok/req {p['output_tokens_mean']}")
+                print(
+                    f"{key:22} c={p['concurrency']:>4} tok/s {p['output_tok_s']:>9} TTFT p50 {p['ttft_ms']['p50']} "
+                    f"p99 {p['ttft_ms']['p99']} ITL p50 {p['itl_ms']['p50']} p99 {p['itl_ms']['p99']} "
+                    f"err {p['errors']} tok/req {p['output_tokens_mean']}"
+                )
     print("stage seconds", RESULTS.get("stage_seconds"), "total", RESULTS["total_s"])
     return 0
 

@@ -59,24 +59,41 @@ class KnownIntentTestRouter:
         return None
 
 
-async def evaluate(model_dir: Path, lead: bool, cases: list[ReplyCase], languages: tuple[str, ...],
-                   out: Path, concurrency: int, device: str = "cuda") -> dict[str, Any]:
+async def evaluate(
+    model_dir: Path,
+    lead: bool,
+    cases: list[ReplyCase],
+    languages: tuple[str, ...],
+    out: Path,
+    concurrency: int,
+    device: str = "cuda",
+) -> dict[str, Any]:
     from serve.generation.hf import HfGenerator
 
-    settings = Settings(cache_dir=out / "cache", generator=GeneratorSettings(device=device, warmup=False,
-                                                                             languages=languages),
-                        reply=ReplySettings(fact_lead=lead), cache=CacheSettings(backend="off"))
+    settings = Settings(
+        cache_dir=out / "cache",
+        generator=GeneratorSettings(device=device, warmup=False, languages=languages),
+        reply=ReplySettings(fact_lead=lead),
+        cache=CacheSettings(backend="off"),
+    )
     generator = HfGenerator(settings.generator, model_dir)
     generator.load()
     library = PromptLibrary.load()
-    pipeline = ReplyPipeline(router=KnownIntentTestRouter(cases), generator=generator, library=library,
-                             sessions=MemorySessionStore(), cache=None, admission=Admission(concurrency),
-                             settings=settings)
+    pipeline = ReplyPipeline(
+        router=KnownIntentTestRouter(cases),
+        generator=generator,
+        library=library,
+        sessions=MemorySessionStore(),
+        cache=None,
+        admission=Admission(concurrency),
+        settings=settings,
+    )
     name = f"{model_dir.name}_lead-{'on' if lead else 'off'}"
     started = time.perf_counter()
     try:
-        rows, latencies = await run_cases(cases, pipeline_answer(pipeline), library, concurrency,
-                                          out / f"{name}.jsonl", progress=False)
+        rows, latencies = await run_cases(
+            cases, pipeline_answer(pipeline), library, concurrency, out / f"{name}.jsonl", progress=False
+        )
     finally:
         await generator.aclose()
     summary = {"name": name, "seconds": round(time.perf_counter() - started, 1), **summarize(rows, latencies)}
@@ -88,14 +105,18 @@ def line(summary: dict[str, Any], group: dict[str, Any], label: str) -> str:
     def pct(v: float | None) -> str:
         return "  n/a" if v is None else f"{100 * v:5.1f}"
 
-    return (f"{summary['name']:22} {label:8} n={group['n']:3} lang {pct(group['language_match'])} "
-            f"repeat {pct(group['repetition_rate'])} unsup {pct(group['unsupported_fact_rate'])} "
-            f"cut {pct(group['cut_mid_sentence_rate'])} must {pct(group['must_include_rate'])} "
-            f"chrF {group['chrf'] or 0:5.1f} sent {group['median_sentences']}")
+    return (
+        f"{summary['name']:22} {label:8} n={group['n']:3} lang {pct(group['language_match'])} "
+        f"repeat {pct(group['repetition_rate'])} unsup {pct(group['unsupported_fact_rate'])} "
+        f"cut {pct(group['cut_mid_sentence_rate'])} must {pct(group['must_include_rate'])} "
+        f"chrF {group['chrf'] or 0:5.1f} sent {group['median_sentences']}"
+    )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--gguf", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--data", type=Path, default=REPO / "data/eval/replies_llm.jsonl")
@@ -121,8 +142,17 @@ def main() -> int:
     summaries = []
     for model in args.models.split(","):
         for lead in args.lead.split(","):
-            summary = asyncio.run(evaluate(models[model], lead == "on", cases, tuple(args.languages.split(",")),
-                                           args.out, args.concurrency, args.device))
+            summary = asyncio.run(
+                evaluate(
+                    models[model],
+                    lead == "on",
+                    cases,
+                    tuple(args.languages.split(",")),
+                    args.out,
+                    args.concurrency,
+                    args.device,
+                )
+            )
             summaries.append(summary)
             print(line(summary, summary["generated"], "all"), f"{summary['seconds']} s", flush=True)
             for lang, group in summary["per_lang"].items():

@@ -38,10 +38,17 @@ async def timed_plans(services, requests: list[ReplyRequest]) -> list[float]:
 
 
 async def main(args: argparse.Namespace) -> None:
-    rows = [json.loads(line) for line in args.messages.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in args.messages.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     requests = [ReplyRequest(domain=r["domain"], message=r["text"]) for r in rows][: args.limit]
-    on, off = [await build_services(Settings(generator=GeneratorSettings(warmup=False), knowledge=KnowledgeSettings(
-        enabled=enabled)), generator=ScriptedFakeGenerator()) for enabled in (True, False)]
+    on, off = [
+        await build_services(
+            Settings(generator=GeneratorSettings(warmup=False), knowledge=KnowledgeSettings(enabled=enabled)),
+            generator=ScriptedFakeGenerator(),
+        )
+        for enabled in (True, False)
+    ]
     try:
         await timed_plans(on, requests[:20])  # warm-up: first ONNX runs, caches
         await timed_plans(off, requests[:20])

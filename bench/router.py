@@ -35,7 +35,7 @@ from serve.taxonomy import INTENTS  # noqa: E402
 
 QUERIES = {
     "en": "Hi, I was charged twice for my broadband bill this month and the app keeps showing an error "
-          "when I try to check why, can you help?",
+    "when I try to check why, can you help?",
     "zh": "你好，我这个月的宽带账单被重复扣了两次费用，帮我查一下好吗？",
 }
 BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
@@ -61,7 +61,9 @@ async def _low_load(batcher: MicroBatcher, texts: list[str], pause_s: float) -> 
     return times
 
 
-async def _high_load(batcher: MicroBatcher, texts: list[str], clients: int, seconds: float) -> tuple[float, float]:
+async def _high_load(
+    batcher: MicroBatcher, texts: list[str], clients: int, seconds: float
+) -> tuple[float, float]:
     done = 0
     stop = time.perf_counter() + seconds
 
@@ -85,55 +87,79 @@ def bench_batching(args: argparse.Namespace) -> int:
     examples = load_intent_jsonl(args.heldout) if args.heldout.is_file() else []
     texts = [e.text for e in examples] or list(QUERIES.values())
     wait_ms = settings.router.max_wait_ms
-    result: dict = {"backend": router.name, "max_wait_ms": wait_ms, "max_batch_size": settings.router.max_batch_size}
-    print(f"{router.name}, max_wait_ms {wait_ms}, max_batch_size {settings.router.max_batch_size}, "
-          f"{args.clients} clients for {args.seconds} s at high load", file=sys.stderr)
+    result: dict = {
+        "backend": router.name,
+        "max_wait_ms": wait_ms,
+        "max_batch_size": settings.router.max_batch_size,
+    }
+    print(
+        f"{router.name}, max_wait_ms {wait_ms}, max_batch_size {settings.router.max_batch_size}, "
+        f"{args.clients} clients for {args.seconds} s at high load",
+        file=sys.stderr,
+    )
     rows = {}
     for rnd in range(2):  # interleaved twice: this machine's speed drifts
-        for adaptive in ((False, True) if rnd == 0 else (True, False)):
+        for adaptive in (False, True) if rnd == 0 else (True, False):
+
             async def run() -> tuple[list[float], float, float]:
                 low_b = MicroBatcher(router.score, settings.router.max_batch_size, wait_ms, adaptive=adaptive)
                 for text in texts[:10]:
                     await low_b.submit([text])
                 low = await _low_load(low_b, texts[10:110], 0.005)
                 await low_b.aclose()
-                high_b = MicroBatcher(router.score, settings.router.max_batch_size, wait_ms, adaptive=adaptive)
+                high_b = MicroBatcher(
+                    router.score, settings.router.max_batch_size, wait_ms, adaptive=adaptive
+                )
                 rate, per_batch = await _high_load(high_b, texts, args.clients, args.seconds)
                 await high_b.aclose()
                 return low, rate, per_batch
 
             low, rate, per_batch = asyncio.run(run())
-            row = rows.setdefault("adaptive" if adaptive else "fixed", {"low": [], "rate": [], "per_batch": []})
+            row = rows.setdefault(
+                "adaptive" if adaptive else "fixed", {"low": [], "rate": [], "per_batch": []}
+            )
             row["low"] += low
             row["rate"].append(rate)
             row["per_batch"].append(per_batch)
     print(f"{'window':10}{'low-load p50 ms':>17}{'p99 ms':>9}{'high-load msg/s':>17}{'msgs/batch':>12}")
     for name, row in rows.items():
-        summary = {"low_load_p50_ms": percentile(row["low"], 0.5), "low_load_p99_ms": percentile(row["low"], 0.99),
-                   "high_load_msgs_per_s": statistics.mean(row["rate"]),
-                   "high_load_msgs_per_batch": statistics.mean(row["per_batch"])}
+        summary = {
+            "low_load_p50_ms": percentile(row["low"], 0.5),
+            "low_load_p99_ms": percentile(row["low"], 0.99),
+            "high_load_msgs_per_s": statistics.mean(row["rate"]),
+            "high_load_msgs_per_batch": statistics.mean(row["per_batch"]),
+        }
         result[name] = summary
-        print(f"{name:10}{summary['low_load_p50_ms']:17.2f}{summary['low_load_p99_ms']:9.2f}"
-              f"{summary['high_load_msgs_per_s']:17.0f}{summary['high_load_msgs_per_batch']:12.1f}")
+        print(
+            f"{name:10}{summary['low_load_p50_ms']:17.2f}{summary['low_load_p99_ms']:9.2f}"
+            f"{summary['high_load_msgs_per_s']:17.0f}{summary['high_load_msgs_per_batch']:12.1f}"
+        )
     fixed, adaptive = result["fixed"], result["adaptive"]
     result["low_load_p50_ratio_fixed_over_adaptive"] = fixed["low_load_p50_ms"] / adaptive["low_load_p50_ms"]
-    result["high_load_throughput_ratio_adaptive_over_fixed"] = (adaptive["high_load_msgs_per_s"]
-                                                                / fixed["high_load_msgs_per_s"])
-    print(f"low-load p50: fixed / adaptive = {result['low_load_p50_ratio_fixed_over_adaptive']:.2f}x; high-load "
-          f"throughput: adaptive / fixed = {result['high_load_throughput_ratio_adaptive_over_fixed']:.2f}x")
+    result["high_load_throughput_ratio_adaptive_over_fixed"] = (
+        adaptive["high_load_msgs_per_s"] / fixed["high_load_msgs_per_s"]
+    )
+    print(
+        f"low-load p50: fixed / adaptive = {result['low_load_p50_ratio_fixed_over_adaptive']:.2f}x; high-load "
+        f"throughput: adaptive / fixed = {result['high_load_throughput_ratio_adaptive_over_fixed']:.2f}x"
+    )
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     return 0
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--heldout", type=Path, default=REPO / "data/intents/heldout.jsonl")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--batching", action="store_true", help="adaptive vs fixed micro-batch window only")
-    parser.add_argument("--seconds", type=float, default=5.0, help="--batching: high-load duration per window")
+    parser.add_argument(
+        "--seconds", type=float, default=5.0, help="--batching: high-load duration per window"
+    )
     parser.add_argument("--clients", type=int, default=32, help="--batching: concurrent callers at high load")
     args = parser.parse_args()
     if args.batching:
@@ -155,7 +181,8 @@ def main() -> int:
                     router.score([query])
                 full[(name, lang)] += time_calls(lambda: router.score([query]), args.runs)
                 model_only[(name, lang)] += time_calls(
-                    lambda: router.session.logits(batch.input_ids, batch.attention_mask), args.runs)
+                    lambda: router.session.logits(batch.input_ids, batch.attention_mask), args.runs
+                )
         print(f"  round {r + 1}/{args.rounds} done", file=sys.stderr)
 
     throughput = {}
@@ -175,20 +202,30 @@ def main() -> int:
             accuracy[name] = classification_report([e.intent for e in examples], preds, INTENTS).accuracy
 
     result: dict = {"tokens": tokens, "backends": {}}
-    print(f"\nsingle query, end to end (tokenise + model + calibration + lexical head), {args.rounds}x{args.runs} runs")
-    print(f"{'backend':11}{'lang':>5}{'p50 ms':>9}{'p99 ms':>9}{'model p50':>11}{'vs torch':>10}{'seq/s b32':>11}"
-          f"{'held-out acc':>14}{'delta vs fp32':>15}")
+    print(
+        f"\nsingle query, end to end (tokenise + model + calibration + lexical head), {args.rounds}x{args.runs} runs"
+    )
+    print(
+        f"{'backend':11}{'lang':>5}{'p50 ms':>9}{'p99 ms':>9}{'model p50':>11}{'vs torch':>10}{'seq/s b32':>11}"
+        f"{'held-out acc':>14}{'delta vs fp32':>15}"
+    )
     for name in BACKENDS:
         row: dict = {"throughput_b32_seq_s": throughput[name], "heldout_accuracy": accuracy.get(name)}
         for lang in QUERIES:
             p50 = percentile(full[(name, lang)], 0.5)
             ratio = percentile(full[("torch", lang)], 0.5) / p50
             delta = 100 * (accuracy[name] - accuracy["onnx-fp32"]) if accuracy else float("nan")
-            row[lang] = {"p50_ms": p50, "p99_ms": percentile(full[(name, lang)], 0.99),
-                         "model_p50_ms": percentile(model_only[(name, lang)], 0.5), "speedup_vs_torch": ratio}
-            print(f"{name:11}{lang:>5}{p50:9.2f}{row[lang]['p99_ms']:9.2f}{row[lang]['model_p50_ms']:11.2f}"
-                  f"{ratio:9.2f}x{throughput[name]:11.0f}"
-                  f"{(accuracy.get(name) or 0) * 100:13.2f}%{delta:+14.2f}")
+            row[lang] = {
+                "p50_ms": p50,
+                "p99_ms": percentile(full[(name, lang)], 0.99),
+                "model_p50_ms": percentile(model_only[(name, lang)], 0.5),
+                "speedup_vs_torch": ratio,
+            }
+            print(
+                f"{name:11}{lang:>5}{p50:9.2f}{row[lang]['p99_ms']:9.2f}{row[lang]['model_p50_ms']:11.2f}"
+                f"{ratio:9.2f}x{throughput[name]:11.0f}"
+                f"{(accuracy.get(name) or 0) * 100:13.2f}%{delta:+14.2f}"
+            )
         result["backends"][name] = row
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

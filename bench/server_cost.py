@@ -54,14 +54,22 @@ SENTENCES_ENV = "CSREPLY_REPLY__MAX_SENTENCES"
 def request_body(endpoint: str, i: int, max_tokens: int, temperature: float = 1.0) -> bytes:
     question = QUESTIONS[i % len(QUESTIONS)]
     if endpoint == "chat":
-        body: dict[str, Any] = {"messages": [{"role": "user", "content": question}], "max_tokens": max_tokens,
-                                "stream": True, "stream_options": {"include_usage": True},
-                                "temperature": temperature}
+        body: dict[str, Any] = {
+            "messages": [{"role": "user", "content": question}],
+            "max_tokens": max_tokens,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "temperature": temperature,
+        }
     else:
         # A customer fact per request: it reaches the prompt and keeps the reply cache out of the way.
         q = LLM_ROUTED[i % len(LLM_ROUTED)]
-        body = {"domain": "ecommerce" if q in ECOMMERCE else "telecom", "message": QUESTIONS[q],
-                "max_tokens": max_tokens, "context": {"customer_ref": f"C{i:06d}"}}
+        body = {
+            "domain": "ecommerce" if q in ECOMMERCE else "telecom",
+            "message": QUESTIONS[q],
+            "max_tokens": max_tokens,
+            "context": {"customer_ref": f"C{i:06d}"},
+        }
     return json.dumps(body).encode()
 
 
@@ -70,8 +78,10 @@ async def _one(host: str, port: int, path: str, body: bytes) -> tuple[int, int, 
     """Tokens (the server's usage count), SSE frames, an error, and the finish reason of one request."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
-        writer.write(b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
-                     b"Connection: close\r\n\r\n%s" % (path.encode(), host.encode(), len(body), body))
+        writer.write(
+            b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+            b"Connection: close\r\n\r\n%s" % (path.encode(), host.encode(), len(body), body)
+        )
         frames, tail, first = 0, b"", True
         while data := await reader.read(262144):
             if first:
@@ -83,13 +93,16 @@ async def _one(host: str, port: int, path: str, body: bytes) -> tuple[int, int, 
         found = COMPLETION_RE.findall(tail)
         finish = FINISH_RE.findall(tail)
         reason = finish[-1].decode() if finish else None
-        return (int(found[-1]), frames, None, reason) if found else (0, frames, "no usage in the stream", reason)
+        return (
+            (int(found[-1]), frames, None, reason) if found else (0, frames, "no usage in the stream", reason)
+        )
     finally:
         writer.close()
 
 
-async def _client(host: str, port: int, endpoint: str, streams: int, per_stream: int, max_tokens: int,
-                  temperature: float) -> dict[str, Any]:
+async def _client(
+    host: str, port: int, endpoint: str, streams: int, per_stream: int, max_tokens: int, temperature: float
+) -> dict[str, Any]:
     path = PATHS[endpoint]
     tokens = frames = requests = 0
     errors: list[str] = []
@@ -98,8 +111,9 @@ async def _client(host: str, port: int, endpoint: str, streams: int, per_stream:
     async def worker(w: int) -> None:
         nonlocal tokens, frames, requests
         for r in range(per_stream):
-            got, seen, error, reason = await _one(host, port, path,
-                                                  request_body(endpoint, w * per_stream + r, max_tokens, temperature))
+            got, seen, error, reason = await _one(
+                host, port, path, request_body(endpoint, w * per_stream + r, max_tokens, temperature)
+            )
             finish_reasons[str(reason)] = finish_reasons.get(str(reason), 0) + 1
             tokens += got
             frames += seen
@@ -109,19 +123,42 @@ async def _client(host: str, port: int, endpoint: str, streams: int, per_stream:
 
     cpu, wall = time.process_time(), time.perf_counter()
     await asyncio.gather(*(worker(w) for w in range(streams)))
-    return {"tokens": tokens, "frames": frames, "requests": requests, "errors": len(errors),
-            "first_error": errors[0] if errors else None, "finish_reasons": finish_reasons,
-            "wall_s": time.perf_counter() - wall, "client_cpu_s": time.process_time() - cpu}
+    return {
+        "tokens": tokens,
+        "frames": frames,
+        "requests": requests,
+        "errors": len(errors),
+        "first_error": errors[0] if errors else None,
+        "finish_reasons": finish_reasons,
+        "wall_s": time.perf_counter() - wall,
+        "client_cpu_s": time.process_time() - cpu,
+    }
 
 
-def run_client(port: int, endpoint: str, streams: int, per_stream: int, max_tokens: int,
-               temperature: float = 1.0) -> dict[str, Any]:
+def run_client(
+    port: int, endpoint: str, streams: int, per_stream: int, max_tokens: int, temperature: float = 1.0
+) -> dict[str, Any]:
     """Run the client in a separate process, so its CPU never counts as the server's."""
     out = subprocess.run(
-        [sys.executable, __file__, "--client", endpoint, "--port", str(port), "--streams", str(streams),
-         "--requests-per-stream", str(per_stream), "--max-tokens", str(max_tokens),
-         "--temperature", str(temperature)],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            __file__,
+            "--client",
+            endpoint,
+            "--port",
+            str(port),
+            "--streams",
+            str(streams),
+            "--requests-per-stream",
+            str(per_stream),
+            "--max-tokens",
+            str(max_tokens),
+            "--temperature",
+            str(temperature),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -134,12 +171,29 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, engine: str, workers: int = 1, per_token_chunks: bool = False, log: Path | None = None,
-                 tree: Path | None = None, extra_path: str | None = None, max_sentences: int | None = None):
+    def __init__(
+        self,
+        engine: str,
+        workers: int = 1,
+        per_token_chunks: bool = False,
+        log: Path | None = None,
+        tree: Path | None = None,
+        extra_path: str | None = None,
+        max_sentences: int | None = None,
+    ):
         self.port = free_port()
         tree = tree or Path(__file__).resolve().parents[1]
-        cmd = [sys.executable, "-m", "serve.testing.server", "--engine", engine, "--port", str(self.port),
-               "--workers", str(workers)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "serve.testing.server",
+            "--engine",
+            engine,
+            "--port",
+            str(self.port),
+            "--workers",
+            str(workers),
+        ]
         if per_token_chunks:
             cmd.append("--per-token-chunks")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tree), extra_path]))}
@@ -186,7 +240,9 @@ class ServerProcess:
         self.log.close()
 
 
-def measure(server: ServerProcess, endpoint: str, streams: int, per_stream: int, max_tokens: int) -> dict[str, Any]:
+def measure(
+    server: ServerProcess, endpoint: str, streams: int, per_stream: int, max_tokens: int
+) -> dict[str, Any]:
     before = server.cpu_seconds()
     result = run_client(server.port, endpoint, streams, per_stream, max_tokens)
     cpu = server.cpu_seconds() - before
@@ -196,11 +252,16 @@ def measure(server: ServerProcess, endpoint: str, streams: int, per_stream: int,
     short = sum(n for reason, n in result["finish_reasons"].items() if reason != "length")
     content_frames = result["frames"] - OVERHEAD_FRAMES[endpoint] * result["requests"]
     return {
-        "endpoint": endpoint, "streams": streams, "requests": result["requests"], "tokens": tokens,
+        "endpoint": endpoint,
+        "streams": streams,
+        "requests": result["requests"],
+        "tokens": tokens,
         "errors": result["errors"] + short,
-        "first_error": result["first_error"] or (f"finish reasons {result['finish_reasons']}" if short else None),
+        "first_error": result["first_error"]
+        or (f"finish reasons {result['finish_reasons']}" if short else None),
         "finish_reasons": result["finish_reasons"],
-        "server_cpu_s": round(cpu, 3), "wall_s": round(result["wall_s"], 3),
+        "server_cpu_s": round(cpu, 3),
+        "wall_s": round(result["wall_s"], 3),
         "us_per_token": round(cpu / tokens * 1e6, 2) if tokens else None,
         "tokens_per_s_per_core": round(tokens / cpu) if cpu and tokens else None,
         "tokens_per_s_wall": round(tokens / result["wall_s"]) if tokens else None,
@@ -210,15 +271,21 @@ def measure(server: ServerProcess, endpoint: str, streams: int, per_stream: int,
 
 
 # --------------------------------------------------------------------------- the engine called directly
-async def _direct(generator: Any, streams: int, max_tokens: int, tag: str, temperature: float) -> dict[str, float]:
+async def _direct(
+    generator: Any, streams: int, max_tokens: int, tag: str, temperature: float
+) -> dict[str, float]:
     from serve.generation.base import ChatMessage, GenerationRequest
 
     tokens = 0
 
     async def one(i: int) -> None:
         nonlocal tokens
-        request = GenerationRequest(f"{tag}-{i}", (ChatMessage("user", QUESTIONS[i % len(QUESTIONS)]),), max_tokens,
-                                    temperature=temperature)
+        request = GenerationRequest(
+            f"{tag}-{i}",
+            (ChatMessage("user", QUESTIONS[i % len(QUESTIONS)]),),
+            max_tokens,
+            temperature=temperature,
+        )
         async for chunk in generator.generate(request):
             if chunk.finish_reason:
                 tokens += chunk.completion_tokens or 0
@@ -226,8 +293,12 @@ async def _direct(generator: Any, streams: int, max_tokens: int, tag: str, tempe
     cpu, wall = time.process_time(), time.perf_counter()
     await asyncio.gather(*(one(i) for i in range(streams)))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return {"tokens": tokens, "wall_s": round(wall, 3), "tokens_per_s_wall": round(tokens / wall, 1),
-            "us_per_token": round(cpu / tokens * 1e6, 2)}
+    return {
+        "tokens": tokens,
+        "wall_s": round(wall, 3),
+        "tokens_per_s_wall": round(tokens / wall, 1),
+        "us_per_token": round(cpu / tokens * 1e6, 2),
+    }
 
 
 def zero_cost_direct(streams: int, max_tokens: int) -> dict[str, float]:
@@ -254,7 +325,7 @@ def hf_ratio(streams: int, max_tokens: int, rounds: int) -> dict[str, Any]:
         direct: list[float] = []
         http: list[float] = []
         for r in range(rounds):
-            for side in (("direct", "http") if r % 2 == 0 else ("http", "direct")):
+            for side in ("direct", "http") if r % 2 == 0 else ("http", "direct"):
                 if side == "direct":
                     got = loop.run_until_complete(_direct(generator, streams, max_tokens, f"r{r}", 0.0))
                     direct.append(got["tokens_per_s_wall"])
@@ -263,19 +334,31 @@ def hf_ratio(streams: int, max_tokens: int, rounds: int) -> dict[str, Any]:
                     if res["errors"]:
                         raise RuntimeError(f"http errors: {res['first_error']}")
                     http.append(res["tokens"] / res["wall_s"])
-                print(f"  hf round {r} {side}: {(direct if side == 'direct' else http)[-1]:.1f} tok/s", file=sys.stderr)
+                print(
+                    f"  hf round {r} {side}: {(direct if side == 'direct' else http)[-1]:.1f} tok/s",
+                    file=sys.stderr,
+                )
         loop.run_until_complete(generator.aclose())
     finally:
         loop.close()
         server.stop()
     d, h = statistics.median(direct), statistics.median(http)
-    return {"streams": streams, "max_tokens": max_tokens, "direct_tok_s": round(d, 1), "http_tok_s": round(h, 1),
-            "ratio": round(h / d, 3), "direct_rounds": direct, "http_rounds": [round(x, 1) for x in http]}
+    return {
+        "streams": streams,
+        "max_tokens": max_tokens,
+        "direct_tok_s": round(d, 1),
+        "http_tok_s": round(h, 1),
+        "ratio": round(h / d, 3),
+        "direct_rounds": direct,
+        "http_rounds": [round(x, 1) for x in http],
+    }
 
 
 # --------------------------------------------------------------------------- main
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--endpoints", default="chat,reply")
     parser.add_argument("--streams", default="64,256")
     parser.add_argument("--max-tokens", type=int, default=256)
@@ -286,11 +369,18 @@ def main() -> int:
     parser.add_argument("--hf-streams", type=int, default=64)
     parser.add_argument("--hf-max-tokens", type=int, default=32)
     parser.add_argument("--hf-rounds", type=int, default=2)
-    parser.add_argument("--baseline", type=Path, metavar="TREE",
-                        help="another checkout (with serve/testing) measured alternately in the same run")
-    parser.add_argument("--current-extra-path", metavar="DIR",
-                        help="prepend to the current server's PYTHONPATH (e.g. a folder with uvloop and httptools, "
-                             "which uvicorn then uses); with --baseline . this measures their effect alone")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="TREE",
+        help="another checkout (with serve/testing) measured alternately in the same run",
+    )
+    parser.add_argument(
+        "--current-extra-path",
+        metavar="DIR",
+        help="prepend to the current server's PYTHONPATH (e.g. a folder with uvloop and httptools, "
+        "which uvicorn then uses); with --baseline . this measures their effect alone",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--server-log", type=Path)
     parser.add_argument("--client", choices=sorted(PATHS), help=argparse.SUPPRESS)
@@ -300,21 +390,47 @@ def main() -> int:
 
     if args.client:
         streams = int(args.streams)
-        print(json.dumps(asyncio.run(_client("127.0.0.1", args.port, args.client, streams,
-                                             args.requests_per_stream, args.max_tokens, args.temperature))))
+        print(
+            json.dumps(
+                asyncio.run(
+                    _client(
+                        "127.0.0.1",
+                        args.port,
+                        args.client,
+                        streams,
+                        args.requests_per_stream,
+                        args.max_tokens,
+                        args.temperature,
+                    )
+                )
+            )
+        )
         return 0
 
     endpoints = args.endpoints.split(",")
     stream_counts = [int(s) for s in args.streams.split(",")]
-    print(f"server_cost: zero-cost test engine ({'one chunk per token' if args.per_token_chunks else 'coalescing'}), "
-          f"{args.max_tokens} tokens x {args.requests_per_stream} requests per stream, workers={args.workers}, "
-          f"cores visible={os.cpu_count()}", file=sys.stderr)
+    print(
+        f"server_cost: zero-cost test engine ({'one chunk per token' if args.per_token_chunks else 'coalescing'}), "
+        f"{args.max_tokens} tokens x {args.requests_per_stream} requests per stream, workers={args.workers}, "
+        f"cores visible={os.cpu_count()}",
+        file=sys.stderr,
+    )
     rows = []
-    trees = {"current": None} if args.baseline is None else {"baseline": args.baseline.resolve(), "current": None}
-    servers = {name: ServerProcess("zero-cost", args.workers, args.per_token_chunks, args.server_log, tree,
-                                   args.current_extra_path if name == "current" else None,
-                                   max_sentences=args.max_tokens // 16 + 1)
-               for name, tree in trees.items()}
+    trees = (
+        {"current": None} if args.baseline is None else {"baseline": args.baseline.resolve(), "current": None}
+    )
+    servers = {
+        name: ServerProcess(
+            "zero-cost",
+            args.workers,
+            args.per_token_chunks,
+            args.server_log,
+            tree,
+            args.current_extra_path if name == "current" else None,
+            max_sentences=args.max_tokens // 16 + 1,
+        )
+        for name, tree in trees.items()
+    }
     try:
         for server in servers.values():
             server.wait_ready()
@@ -323,35 +439,52 @@ def main() -> int:
         for endpoint in endpoints:
             for streams in stream_counts:
                 for name, server in servers.items():  # side by side: each point alternates the trees
-                    rows.append({"tree": name, **measure(server, endpoint, streams, args.requests_per_stream,
-                                                         args.max_tokens)})
+                    rows.append(
+                        {
+                            "tree": name,
+                            **measure(server, endpoint, streams, args.requests_per_stream, args.max_tokens),
+                        }
+                    )
                     print(f"  {rows[-1]}", file=sys.stderr)
     finally:
         for server in servers.values():
             server.stop()
     direct = {s: zero_cost_direct(s, args.max_tokens) for s in stream_counts}
 
-    print(f"\n{'tree':9}{'endpoint':10}{'streams':>8}{'µs/token':>10}{'tok/s/core':>12}{'tok/s wall':>12}"
-          f"{'tok/frame':>10}{'client cpu':>11}{'errors':>8}")
+    print(
+        f"\n{'tree':9}{'endpoint':10}{'streams':>8}{'µs/token':>10}{'tok/s/core':>12}{'tok/s wall':>12}"
+        f"{'tok/frame':>10}{'client cpu':>11}{'errors':>8}"
+    )
     for row in rows:
-        print(f"{row['tree']:9}{row['endpoint']:10}{row['streams']:>8}{row['us_per_token'] or 0:>10.1f}"
-              f"{row['tokens_per_s_per_core'] or 0:>12,}{row['tokens_per_s_wall'] or 0:>12,}"
-              f"{row['tokens_per_frame'] or 0:>10.2f}{row['client_cpu_share']:>11.2f}{row['errors']:>8}")
+        print(
+            f"{row['tree']:9}{row['endpoint']:10}{row['streams']:>8}{row['us_per_token'] or 0:>10.1f}"
+            f"{row['tokens_per_s_per_core'] or 0:>12,}{row['tokens_per_s_wall'] or 0:>12,}"
+            f"{row['tokens_per_frame'] or 0:>10.2f}{row['client_cpu_share']:>11.2f}{row['errors']:>8}"
+        )
     if args.baseline is not None:
         for i in range(0, len(rows), 2):
             base, cur = rows[i], rows[i + 1]
             if base["us_per_token"] and cur["us_per_token"]:
-                print(f"{cur['endpoint']} at {cur['streams']} streams: {base['us_per_token'] / cur['us_per_token']:.2f}x "
-                      "less server CPU per token than the baseline")
+                print(
+                    f"{cur['endpoint']} at {cur['streams']} streams: {base['us_per_token'] / cur['us_per_token']:.2f}x "
+                    "less server CPU per token than the baseline"
+                )
     for streams, d in direct.items():
         print(f"engine alone (in-process, {streams} streams): {d['us_per_token']:.2f} µs/token")
-    result: dict[str, Any] = {"rows": rows, "engine_direct": direct, "max_tokens": args.max_tokens,
-                              "per_token_chunks": args.per_token_chunks, "workers": args.workers}
+    result: dict[str, Any] = {
+        "rows": rows,
+        "engine_direct": direct,
+        "max_tokens": args.max_tokens,
+        "per_token_chunks": args.per_token_chunks,
+        "workers": args.workers,
+    }
     if args.hf_ratio:
         ratio = hf_ratio(args.hf_streams, args.hf_max_tokens, args.hf_rounds)
         result["hf_sse_vs_direct"] = ratio
-        print(f"hf engine, {ratio['streams']} streams, {ratio['max_tokens']} tokens, greedy: direct "
-              f"{ratio['direct_tok_s']} tok/s, HTTP/SSE {ratio['http_tok_s']} tok/s, ratio {ratio['ratio']:.3f}")
+        print(
+            f"hf engine, {ratio['streams']} streams, {ratio['max_tokens']} tokens, greedy: direct "
+            f"{ratio['direct_tok_s']} tok/s, HTTP/SSE {ratio['http_tok_s']} tok/s, ratio {ratio['ratio']:.3f}"
+        )
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     return 0

@@ -14,23 +14,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m checkpoints")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="fetch and convert the embedded default models into the cache")
-    prep = sub.add_parser("prepare", help="fetch the embedded default models and build the default router "
-                                           "(csreply prepare)")
-    prep.add_argument("--quick", action="store_true",
-                      help="build only the quick lexical router (seconds); the server builds the BERT router while "
-                           "it serves (router.build_in_background)")
+    prep = sub.add_parser(
+        "prepare", help="fetch the embedded default models and build the default router (csreply prepare)"
+    )
+    prep.add_argument(
+        "--quick",
+        action="store_true",
+        help="build only the quick lexical router (seconds); the server builds the BERT router while "
+        "it serves (router.build_in_background)",
+    )
     router = sub.add_parser("build-router", help="train, export and evaluate an intent router")
     router.add_argument("config", type=Path, help="build_configs/router/<name>.yaml")
     router.add_argument("--force", action="store_true", help="rebuild even if the output is current")
-    router.add_argument("--quick", action="store_true", help="the lexical head alone, in seconds (a stand-in while "
-                                                              "the full router builds)")
-    trt = sub.add_parser("build-router-trt", help="TensorRT engine for a built router (GPU host with TensorRT)")
+    router.add_argument(
+        "--quick",
+        action="store_true",
+        help="the lexical head alone, in seconds (a stand-in while the full router builds)",
+    )
+    trt = sub.add_parser(
+        "build-router-trt", help="TensorRT engine for a built router (GPU host with TensorRT)"
+    )
     trt.add_argument("config", type=Path, help="build_configs/router/<name>.yaml (its tensorrt: section)")
     llm = sub.add_parser("build-llm", help="TensorRT-LLM checkpoint and engine from a preset (GPU host)")
     llm.add_argument("config", type=Path, help="build_configs/llm/<model>-<gpu>-<precision>.yaml")
-    llm.add_argument("--dry-run", action="store_true", help="print the commands and the manifest; run nothing")
-    llm.add_argument("--examples-dir", help="TensorRT-LLM examples directory (default: the release container's)")
-    tune = sub.add_parser("finetune-llm", help="LoRA fine-tune the reply model, evaluate before/after, gate, merge")
+    llm.add_argument(
+        "--dry-run", action="store_true", help="print the commands and the manifest; run nothing"
+    )
+    llm.add_argument(
+        "--examples-dir", help="TensorRT-LLM examples directory (default: the release container's)"
+    )
+    tune = sub.add_parser(
+        "finetune-llm", help="LoRA fine-tune the reply model, evaluate before/after, gate, merge"
+    )
     tune.add_argument("config", type=Path, help="build_configs/finetune/<name>.yaml")
     tune.add_argument("--output", type=Path, help="output directory (default: <cache>/finetune/<name>)")
     args = parser.parse_args(argv)

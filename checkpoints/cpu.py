@@ -55,8 +55,9 @@ def native_bf16() -> Bf16Choice:
     return bf16_support(cpu_flags(), os.environ, _torch_bf16_check)
 
 
-def bf16_support(flags: frozenset[str] | None, env: Mapping[str, str],
-                 torch_check: Callable[[], bool | None]) -> Bf16Choice:
+def bf16_support(
+    flags: frozenset[str] | None, env: Mapping[str, str], torch_check: Callable[[], bool | None]
+) -> Bf16Choice:
     """The decision of `native_bf16` from its inputs: CPU flags (None: unknown), environment, PyTorch's check."""
     capability = env.get("ATEN_CPU_CAPABILITY", "").strip().lower()
     if capability and not capability.startswith("avx512"):
@@ -66,8 +67,11 @@ def bf16_support(flags: frozenset[str] | None, env: Mapping[str, str],
         return Bf16Choice(False, f"ONEDNN_MAX_CPU_ISA={isa} limits oneDNN below its bf16 kernels")
     if flags is None:
         checked = torch_check()
-        return Bf16Choice(bool(checked), f"no CPU flags on {platform.system()}; PyTorch says bf16 "
-                                         f"{'is' if checked else 'is not'} supported")
+        return Bf16Choice(
+            bool(checked),
+            f"no CPU flags on {platform.system()}; PyTorch says bf16 "
+            f"{'is' if checked else 'is not'} supported",
+        )
     found = sorted(_BF16_FLAGS & flags)
     if not found:
         return Bf16Choice(False, "the CPU has no native bfloat16 (no avx512_bf16/amx_bf16 flag)")
@@ -83,6 +87,9 @@ def resolve_bf16(setting: bool | Literal["auto"], choice: Bf16Choice | None = No
     if setting == "auto":
         return choice
     if setting and not choice.enabled:
-        return Bf16Choice(True, f"bf16: true in the config, although {choice.reason}: expect training about 30x "
-                                "slower than float32 (set bf16: auto)")
+        return Bf16Choice(
+            True,
+            f"bf16: true in the config, although {choice.reason}: expect training about 30x "
+            "slower than float32 (set bf16: auto)",
+        )
     return Bf16Choice(bool(setting), f"bf16: {str(bool(setting)).lower()} in the config")

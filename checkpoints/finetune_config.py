@@ -21,9 +21,15 @@ class _Strict(BaseModel):
 
 class DataSection(_Strict):
     train: list[str] = Field(min_length=1, description="JSONL globs, relative to the repository root")
-    heldout_fraction: float = Field(0.1, ge=0, lt=1, description="share of conversations kept out of training")
-    max_heldout: int | None = Field(None, ge=1, description="evaluate at most this many held-out conversations")
-    eval_cases: str | None = Field(None, description="also evaluate on a reply-case file (e.g. data/eval/replies_llm.jsonl)")
+    heldout_fraction: float = Field(
+        0.1, ge=0, lt=1, description="share of conversations kept out of training"
+    )
+    max_heldout: int | None = Field(
+        None, ge=1, description="evaluate at most this many held-out conversations"
+    )
+    eval_cases: str | None = Field(
+        None, description="also evaluate on a reply-case file (e.g. data/eval/replies_llm.jsonl)"
+    )
     max_eval_cases: int | None = Field(None, ge=1)
     max_train_examples: int | None = Field(None, ge=1)
     seed: int = 0
@@ -68,10 +74,14 @@ class EvalSection(_Strict):
 
 class FinetuneConfig(_Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
-    base_model: str | None = Field(None, description="HF directory; default: the embedded SmolLM2 in the cache")
+    base_model: str | None = Field(
+        None, description="HF directory; default: the embedded SmolLM2 in the cache"
+    )
     prompts_dir: str | None = Field(None, description="prompt library; default: the repository's prompts/")
     output_dir: str | None = Field(None, description="default: <cache>/finetune/<name>")
-    merge: bool = Field(True, description="also write the merged HF directory (what build-llm and the hf generator take)")
+    merge: bool = Field(
+        True, description="also write the merged HF directory (what build-llm and the hf generator take)"
+    )
     data: DataSection
     lora: LoraSection = LoraSection()
     train: TrainSection = TrainSection()
@@ -80,8 +90,11 @@ class FinetuneConfig(_Strict):
     def train_files(self) -> list[Path]:
         files: list[Path] = []
         for pattern in self.data.train:
-            matched = sorted(REPO.glob(pattern)) if not Path(pattern).is_absolute() else sorted(
-                Path("/").glob(pattern.lstrip("/")))
+            matched = (
+                sorted(REPO.glob(pattern))
+                if not Path(pattern).is_absolute()
+                else sorted(Path("/").glob(pattern.lstrip("/")))
+            )
             files.extend(p for p in matched if p.suffix == ".jsonl")
         return files
 

@@ -36,14 +36,17 @@ class Conversation:
     origin: str = ""  # file:line, for messages
 
     def messages(self, library: PromptLibrary) -> tuple[ChatMessage, ...]:
-        system = ChatMessage("system", library.system_prompt(self.domain, self.lang, self.intent, self.context))
+        system = ChatMessage(
+            "system", library.system_prompt(self.domain, self.lang, self.intent, self.context)
+        )
         return (system, *self.history, ChatMessage("user", self.message))
 
     @property
     def key(self) -> str:
         """Stable identity for the held-out split (same conversation, same side, whatever the file order)."""
-        blob = json.dumps([self.domain, self.lang, self.message, [m.content for m in self.history]],
-                          ensure_ascii=False)
+        blob = json.dumps(
+            [self.domain, self.lang, self.message, [m.content for m in self.history]], ensure_ascii=False
+        )
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -68,15 +71,24 @@ def parse_record(row: Any, origin: str) -> Conversation:
         problems.append("context must be an object")
     history = row.get("history") or []
     if not isinstance(history, list) or any(
-            not isinstance(m, dict) or m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str)
-            for m in history):
+        not isinstance(m, dict)
+        or m.get("role") not in ("user", "assistant")
+        or not isinstance(m.get("content"), str)
+        for m in history
+    ):
         problems.append("history must be a list of {role: user|assistant, content}")
     if problems:
         raise ValueError(f"{origin}: " + "; ".join(problems))
     return Conversation(
-        domain=row["domain"], lang=row["lang"], intent=row["intent"], message=row["message"], reply=row["reply"],
-        context=dict(context), history=tuple(ChatMessage(m["role"], m["content"]) for m in history),
-        must_include=tuple(row.get("must_include") or ()), origin=origin,
+        domain=row["domain"],
+        lang=row["lang"],
+        intent=row["intent"],
+        message=row["message"],
+        reply=row["reply"],
+        context=dict(context),
+        history=tuple(ChatMessage(m["role"], m["content"]) for m in history),
+        must_include=tuple(row.get("must_include") or ()),
+        origin=origin,
     )
 
 
@@ -84,8 +96,9 @@ def load_conversations(files: list[Path]) -> list[Conversation]:
     return [parse_record(row, f"{path.name}:{n}") for path in files for n, row in jsonl_rows(path)]
 
 
-def split_heldout(conversations: list[Conversation], fraction: float, seed: int) -> tuple[list[Conversation],
-                                                                                         list[Conversation]]:
+def split_heldout(
+    conversations: list[Conversation], fraction: float, seed: int
+) -> tuple[list[Conversation], list[Conversation]]:
     """Deterministic split by conversation content hash; duplicates land on the same side."""
     train: list[Conversation] = []
     heldout: list[Conversation] = []
@@ -100,10 +113,17 @@ def from_reply_case(case: Any) -> Conversation | None:
     if not case.intent or not case.reference:
         return None
     *history, last = case.messages
-    return Conversation(domain=case.domain, lang=case.lang, intent=case.intent, message=last["content"],
-                        reply=case.reference, context=dict(case.context),
-                        history=tuple(ChatMessage(m["role"], m["content"]) for m in history),
-                        must_include=tuple(case.must_include), origin="case")
+    return Conversation(
+        domain=case.domain,
+        lang=case.lang,
+        intent=case.intent,
+        message=last["content"],
+        reply=case.reference,
+        context=dict(case.context),
+        history=tuple(ChatMessage(m["role"], m["content"]) for m in history),
+        must_include=tuple(case.must_include),
+        origin="case",
+    )
 
 
 @dataclass
@@ -115,8 +135,9 @@ class Encoded:
 def end_of_turn(tokenizer: Any) -> list[int]:
     """The ids the chat template puts after an assistant message, up to its first special token."""
     marker = "CSREPLY_END_MARKER"
-    rendered = tokenizer.apply_chat_template([{"role": "user", "content": "hi"},
-                                              {"role": "assistant", "content": marker}], tokenize=False)
+    rendered = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": marker}], tokenize=False
+    )
     tail_ids = tokenizer(rendered.split(marker, 1)[-1], add_special_tokens=False)["input_ids"]
     special = set(tokenizer.all_special_ids)
     for i, token in enumerate(tail_ids):
@@ -125,7 +146,9 @@ def end_of_turn(tokenizer: Any) -> list[int]:
     return [tokenizer.eos_token_id]
 
 
-def encode(conv: Conversation, library: PromptLibrary, chat: Any, eot: list[int], max_len: int) -> Encoded | None:
+def encode(
+    conv: Conversation, library: PromptLibrary, chat: Any, eot: list[int], max_len: int
+) -> Encoded | None:
     """Prompt ids exactly as the generator encodes them (chat.encode), then reply + end of turn; None
     when longer than max_len."""
     prompt = chat.encode(conv.messages(library))

@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from serve.engine_artifacts import DETECTED_AT_BUILD, EngineLayout, EngineManifest, EngineMismatch, gpu_identity
+from serve.engine_artifacts import (
+    DETECTED_AT_BUILD,
+    EngineLayout,
+    EngineManifest,
+    EngineMismatch,
+    gpu_identity,
+)
 from serve.llm_preset import LlmBuildConfig
 
 # Where NVIDIA's TensorRT-LLM release container keeps the examples (assumption; override with
@@ -82,9 +88,22 @@ def _switch(value: bool) -> str:
 def quantize_command(config: LlmBuildConfig, examples: str, out: Path, export_hf: bool) -> list[str]:
     p, b = config.precision, config.build
     cmd = [
-        "python", f"{examples}/quantization/quantize.py", "--model_dir", str(config.model.hf_path),
-        "--dtype", p.dtype, "--qformat", p.quantization, "--output_dir", str(out),
-        "--tp_size", str(b.tp_size), "--pp_size", str(b.pp_size), "--calib_size", "512",
+        "python",
+        f"{examples}/quantization/quantize.py",
+        "--model_dir",
+        str(config.model.hf_path),
+        "--dtype",
+        p.dtype,
+        "--qformat",
+        p.quantization,
+        "--output_dir",
+        str(out),
+        "--tp_size",
+        str(b.tp_size),
+        "--pp_size",
+        str(b.pp_size),
+        "--calib_size",
+        "512",
     ]
     if p.calib_path is not None:  # the default, cnn_dailymail, is downloaded from the hub
         cmd += ["--calib_dataset", str(p.calib_path)]
@@ -100,9 +119,18 @@ def quantize_command(config: LlmBuildConfig, examples: str, out: Path, export_hf
 def convert_command(config: LlmBuildConfig, examples: str, out: Path) -> list[str]:
     p, b = config.precision, config.build
     cmd = [
-        "python", f"{examples}/models/core/{config.model.family}/convert_checkpoint.py",
-        "--model_dir", str(config.model.hf_path), "--output_dir", str(out), "--dtype", p.dtype,
-        "--tp_size", str(b.tp_size), "--pp_size", str(b.pp_size),
+        "python",
+        f"{examples}/models/core/{config.model.family}/convert_checkpoint.py",
+        "--model_dir",
+        str(config.model.hf_path),
+        "--output_dir",
+        str(out),
+        "--dtype",
+        p.dtype,
+        "--tp_size",
+        str(b.tp_size),
+        "--pp_size",
+        str(b.pp_size),
     ]
     if p.quantization == "int8_weight_only":
         cmd += ["--use_weight_only", "--weight_only_precision", "int8"]
@@ -112,17 +140,40 @@ def convert_command(config: LlmBuildConfig, examples: str, out: Path) -> list[st
 def trtllm_build_command(config: LlmBuildConfig, checkpoint: Path, engine: Path) -> list[str]:
     b = config.build
     cmd = [
-        "trtllm-build", "--checkpoint_dir", str(checkpoint), "--output_dir", str(engine),
-        "--max_batch_size", str(b.max_batch_size), "--max_input_len", str(b.max_input_len),
-        "--max_seq_len", str(b.max_seq_len), "--max_num_tokens", str(b.max_num_tokens),
-        "--kv_cache_type", b.kv_cache_type, "--tokens_per_block", str(b.tokens_per_block),
-        "--use_paged_context_fmha", _switch(b.use_paged_context_fmha),
-        "--remove_input_padding", _switch(b.remove_input_padding),
-        "--context_fmha", _switch(b.context_fmha),
-        "--gpt_attention_plugin", b.gpt_attention_plugin, "--gemm_plugin", b.gemm_plugin,
-        "--multiple_profiles", _switch(b.multiple_profiles), "--workers", str(b.workers),
+        "trtllm-build",
+        "--checkpoint_dir",
+        str(checkpoint),
+        "--output_dir",
+        str(engine),
+        "--max_batch_size",
+        str(b.max_batch_size),
+        "--max_input_len",
+        str(b.max_input_len),
+        "--max_seq_len",
+        str(b.max_seq_len),
+        "--max_num_tokens",
+        str(b.max_num_tokens),
+        "--kv_cache_type",
+        b.kv_cache_type,
+        "--tokens_per_block",
+        str(b.tokens_per_block),
+        "--use_paged_context_fmha",
+        _switch(b.use_paged_context_fmha),
+        "--remove_input_padding",
+        _switch(b.remove_input_padding),
+        "--context_fmha",
+        _switch(b.context_fmha),
+        "--gpt_attention_plugin",
+        b.gpt_attention_plugin,
+        "--gemm_plugin",
+        b.gemm_plugin,
+        "--multiple_profiles",
+        _switch(b.multiple_profiles),
+        "--workers",
+        str(b.workers),
         # Explicit both ways: PluginConfig.use_fp8_context_fmha defaults to True upstream.
-        "--use_fp8_context_fmha", _switch(b.use_fp8_context_fmha),
+        "--use_fp8_context_fmha",
+        _switch(b.use_fp8_context_fmha),
     ]
     return cmd
 
@@ -132,8 +183,11 @@ def plan_build(config: LlmBuildConfig, cache_dir: Path, examples_dir: str | None
     plan = BuildPlan(config, config.layout(cache_dir))
     quantized = config.precision.quantization in ("fp8", "int4_awq")
     if config.flow == "engine":
-        plan.commands.append(quantize_command(config, examples, plan.checkpoint_dir, export_hf=False) if quantized
-                             else convert_command(config, examples, plan.checkpoint_dir))
+        plan.commands.append(
+            quantize_command(config, examples, plan.checkpoint_dir, export_hf=False)
+            if quantized
+            else convert_command(config, examples, plan.checkpoint_dir)
+        )
         plan.commands.append(trtllm_build_command(config, plan.checkpoint_dir, plan.serve_dir))
     elif quantized:
         plan.commands.append(quantize_command(config, examples, plan.serve_dir, export_hf=True))
@@ -144,11 +198,15 @@ def manifest_for(plan: BuildPlan, detected: dict[str, Any] | None = None) -> Eng
     detected = detected or {}
     config = plan.config
     return EngineManifest(
-        preset=config.name, flow=config.flow, config_hash=config_hash(config),
+        preset=config.name,
+        flow=config.flow,
+        config_hash=config_hash(config),
         source_checkpoint=str(config.model.hf_path),
-        engine_config_version=detected.get("engine_config_version",
-                                           DETECTED_AT_BUILD if config.flow == "engine" else None),
-        tp_size=config.build.tp_size, pp_size=config.build.pp_size,
+        engine_config_version=detected.get(
+            "engine_config_version", DETECTED_AT_BUILD if config.flow == "engine" else None
+        ),
+        tp_size=config.build.tp_size,
+        pp_size=config.build.pp_size,
         precision=config.precision.model_dump(),
         serve={"model": str(plan.serve_dir), "tokenizer": str(config.model.hf_path)},
         commands=plan.shell(),
@@ -162,8 +220,13 @@ def checkpoint_hash(directory: Path) -> str:
 
     files = sorted(p for p in directory.rglob("*") if p.is_file())
     digest = hashlib.sha256()
-    with tqdm(total=sum(p.stat().st_size for p in files), unit="B", unit_scale=True, desc="hash checkpoint",
-              file=sys.stderr) as bar:
+    with tqdm(
+        total=sum(p.stat().st_size for p in files),
+        unit="B",
+        unit_scale=True,
+        desc="hash checkpoint",
+        file=sys.stderr,
+    ) as bar:
         for path in files:
             digest.update(str(path.relative_to(directory)).encode())
             with open(path, "rb") as fh:
@@ -191,14 +254,18 @@ def detect_environment() -> dict[str, Any]:
         identity = gpu_identity(0)
     except EngineMismatch as exc:
         raise LlmBuildError(f"{exc}; engines are built on the GPU they will run on") from exc
-    return {"tensorrt_llm_version": str(tensorrt_llm.__version__), "tensorrt_version": trt_version, **identity}
+    return {
+        "tensorrt_llm_version": str(tensorrt_llm.__version__),
+        "tensorrt_version": trt_version,
+        **identity,
+    }
 
 
 # A flag that is in some TensorRT-LLM releases' quantize.py and not in others, and what to do without it.
 QUANTIZE_FLAG_ALTERNATIVES = {
     "--export_format": "without it quantize.py writes a TensorRT-LLM checkpoint, which tensorrt_llm.LLM (the "
-                       "PyTorch flow) cannot load: quantize to an HF checkpoint with NVIDIA ModelOpt's "
-                       "examples/llm_ptq/hf_ptq.py instead, or use an engine-flow preset",
+    "PyTorch flow) cannot load: quantize to an HF checkpoint with NVIDIA ModelOpt's "
+    "examples/llm_ptq/hf_ptq.py instead, or use an engine-flow preset",
 }
 
 
@@ -214,13 +281,19 @@ def check_quantize_flags(plan: BuildPlan, tensorrt_llm_version: str | None = Non
             continue
         script = Path(command[1])
         if not script.is_file():
-            raise LlmBuildError(f"{script} does not exist: point --examples-dir (or TRTLLM_EXAMPLES_DIR) at the "
-                                "TensorRT-LLM examples of the installed version")
+            raise LlmBuildError(
+                f"{script} does not exist: point --examples-dir (or TRTLLM_EXAMPLES_DIR) at the "
+                "TensorRT-LLM examples of the installed version"
+            )
         text = script.read_text()
         for flag in (part for part in command[2:] if part.startswith("--")):
             if f'"{flag}"' not in text and f"'{flag}'" not in text:
-                version = f"TensorRT-LLM {tensorrt_llm_version}" if tensorrt_llm_version else "this TensorRT-LLM"
-                hint = QUANTIZE_FLAG_ALTERNATIVES.get(flag, "the preset needs a TensorRT-LLM whose quantize.py has it")
+                version = (
+                    f"TensorRT-LLM {tensorrt_llm_version}" if tensorrt_llm_version else "this TensorRT-LLM"
+                )
+                hint = QUANTIZE_FLAG_ALTERNATIVES.get(
+                    flag, "the preset needs a TensorRT-LLM whose quantize.py has it"
+                )
                 raise LlmBuildError(f"{script} ({version}) has no {flag}; {hint}")
 
 
@@ -233,7 +306,9 @@ def run_build(plan: BuildPlan) -> Path:
         raise LlmBuildError("trtllm-build is not on PATH")
     calib = plan.config.precision.calib_path
     if calib is not None and not calib.is_dir():
-        raise LlmBuildError(f"precision.calib_dataset_dir {calib} is not a directory (docs/gpu.md says what goes in it)")
+        raise LlmBuildError(
+            f"precision.calib_dataset_dir {calib} is not a directory (docs/gpu.md says what goes in it)"
+        )
     # the preset's own mistakes first, then the installed TensorRT-LLM's script, before the checkpoint is hashed
     check_quantize_flags(plan, detected.get("tensorrt_llm_version"))
     detected["source_checkpoint_hash"] = checkpoint_hash(hf_dir)
@@ -254,5 +329,9 @@ def run_build(plan: BuildPlan) -> Path:
 def dry_run(plan: BuildPlan) -> str:
     lines = [f"# build plan for {plan.config.name} ({plan.config.flow} flow)", ""]
     lines += plan.shell() or ["# nothing to build: tensorrt_llm.LLM loads the HF checkpoint at start-up"]
-    lines += ["", f"# manifest that would be written to {plan.manifest_path}:", manifest_for(plan).model_dump_json(indent=2)]
+    lines += [
+        "",
+        f"# manifest that would be written to {plan.manifest_path}:",
+        manifest_for(plan).model_dump_json(indent=2),
+    ]
     return "\n".join(lines)

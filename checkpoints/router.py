@@ -21,15 +21,33 @@ from typing import Any
 
 from checkpoints.cpu import Bf16Choice, resolve_bf16
 from checkpoints.router_config import RouterBuildConfig
-from checkpoints.router_data import Example, TrainingData, epoch_rows, load_jsonl, load_training_data, maybe_noisy, resolve
+from checkpoints.router_data import (
+    Example,
+    TrainingData,
+    epoch_rows,
+    load_jsonl,
+    load_training_data,
+    maybe_noisy,
+    resolve,
+)
 from checkpoints.router_metrics import summarize
 from checkpoints.staging import install_dir
 from serve.router.progress import progress_path
 from serve.router.model import Calibration
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
-CODE_FILES = ("router.py", "cpu.py", "router_data.py", "router_model.py", "router_export.py", "router_config.py",
-              "router_lexical.py", "router_metrics.py", "router_decision.py", "router_report.py")
+CODE_FILES = (
+    "router.py",
+    "cpu.py",
+    "router_data.py",
+    "router_model.py",
+    "router_export.py",
+    "router_config.py",
+    "router_lexical.py",
+    "router_metrics.py",
+    "router_decision.py",
+    "router_report.py",
+)
 
 
 def build_hash(config: RouterBuildConfig) -> str:
@@ -96,10 +114,12 @@ def build_threads(configured: int | None) -> int:
 
 def busy_cores(seconds: float) -> float | None:
     """Cores in use over the next `seconds`, from the kernel's CPU time counters (None off Linux)."""
+
     def sample() -> tuple[int, int]:
         fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
         idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
         return sum(fields), idle
+
     try:
         total0, idle0 = sample()
         time.sleep(seconds)
@@ -148,8 +168,10 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
     torch.manual_seed(seed)
     data = load_training_data(config.data, seed)
     train, dev = data.train, data.dev
-    log(f"data: {len(train)} training messages ({sum(data.weights):.0f} per epoch after weights), {len(dev)} dev, "
-        f"from {len(data.sources)} files")
+    log(
+        f"data: {len(train)} training messages ({sum(data.weights):.0f} per epoch after weights), {len(dev)} dev, "
+        f"from {len(data.sources)} files"
+    )
 
     source = encoder_dir(config.encoder, cache_dir)
     tokenizer, vocab_size, added = build_tokenizer(source, config.encoder.add_cjk_vocab)
@@ -166,8 +188,10 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
     eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
     dev_logits = _logits(model, eval_encoder, [e.text for e in dev])  # the one pass over dev, reused below
     torch_dev = _report(dev_logits, dev)
-    log(f"after {config.training.epochs} epochs: dev accuracy {torch_dev['accuracy']:.4f}, "
-        f"macro-F1 {torch_dev['macro_f1']:.4f}")
+    log(
+        f"after {config.training.epochs} epochs: dev accuracy {torch_dev['accuracy']:.4f}, "
+        f"macro-F1 {torch_dev['macro_f1']:.4f}"
+    )
     calibration, lexical_entry, weight_scores = _calibrate(dev_logits, data, config, staged)
     calibration, oos_entry, thresholds = _tune_decision(dev_logits, calibration, dev, config)
     meta = {"num_labels": len(INTENTS), "pooling": config.encoder.pooling, "labels": list(INTENTS)}
@@ -176,11 +200,16 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
     heldout = load_jsonl(resolve(config.data.heldout)) if config.data.heldout else []
     analysis = {Path(p).stem: load_jsonl(resolve(p)) for p in config.data.analysis}
     variants = export_variants(model, staged, config)
-    bert_only = Calibration(calibration.temperature, oos_index=calibration.oos_index, oos_bias=calibration.oos_bias)
+    bert_only = Calibration(
+        calibration.temperature, oos_index=calibration.oos_index, oos_bias=calibration.oos_bias
+    )
     metrics: dict[str, Any] = {"torch_dev": torch_dev, "lexical_weight_dev": weight_scores}
     splits = {"dev": dev, **({"heldout": heldout} if heldout else {}), **analysis}
     for name, info in variants.items():
-        for split, rows in splits.items():  # one ONNX pass per variant and set, scored with and without the lexical head
+        for (
+            split,
+            rows,
+        ) in splits.items():  # one ONNX pass per variant and set, scored with and without the lexical head
             logits = variant_logits(staged / info["file"], eval_encoder, [e.text for e in rows])
             metrics[f"{name}_{split}"] = score_variant(logits, calibration, rows, thresholds)
             if split == "heldout" and lexical_entry:
@@ -199,13 +228,24 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
         "variants": variants,
         "build_hash": build_hash(config),
         "training_bf16": {"enabled": bf16.enabled, "reason": bf16.reason},
-        "encoder": {"source": config.encoder.source, "vocab_size": vocab_size, "added_cjk": added,
-                    "hidden_size": encoder_config.hidden_size, "layers": encoder_config.num_hidden_layers,
-                    "heads": encoder_config.num_attention_heads},
-        "data": {"train": len(train), "dev": len(dev), "heldout": len(heldout),
-                 "analysis": {k: len(v) for k, v in analysis.items()}, "noise_prob": config.data.noise_prob,
-                 "dropped_as_in_heldout": data.dropped_heldout, "sources": data.sources,
-                 "metric_data": data_notes(config, data)},
+        "encoder": {
+            "source": config.encoder.source,
+            "vocab_size": vocab_size,
+            "added_cjk": added,
+            "hidden_size": encoder_config.hidden_size,
+            "layers": encoder_config.num_hidden_layers,
+            "heads": encoder_config.num_attention_heads,
+        },
+        "data": {
+            "train": len(train),
+            "dev": len(dev),
+            "heldout": len(heldout),
+            "analysis": {k: len(v) for k, v in analysis.items()},
+            "noise_prob": config.data.noise_prob,
+            "dropped_as_in_heldout": data.dropped_heldout,
+            "sources": data.sources,
+            "metric_data": data_notes(config, data),
+        },
         "metrics": metrics,
         "versions": _versions(),
     }
@@ -213,8 +253,9 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
     return manifest
 
 
-def _tune_decision(dev_logits: Any, calibration: Any, dev: list[Example], config: RouterBuildConfig
-                   ) -> tuple[Any, dict[str, Any] | None, dict[str, Any]]:
+def _tune_decision(
+    dev_logits: Any, calibration: Any, dev: list[Example], config: RouterBuildConfig
+) -> tuple[Any, dict[str, Any] | None, dict[str, Any]]:
     """The out-of-scope bias, then the uncertain thresholds, both on dev (checkpoints/router_decision.py)."""
     import dataclasses
 
@@ -229,25 +270,35 @@ def _tune_decision(dev_logits: Any, calibration: Any, dev: list[Example], config
     if target is not None and any(e.intent == "out_of_scope" for e in dev):
         bias, oos_entry = choose_oos_bias(scores, dev, target)
         d, before = oos_entry["dev"], oos_entry["dev_without_bias"] or {}
-        log(f"out-of-scope bias {bias:+.2f} on dev ({oos_entry['dev_n_oos']} OOS): recall "
+        log(
+            f"out-of-scope bias {bias:+.2f} on dev ({oos_entry['dev_n_oos']} OOS): recall "
             f"{before.get('oos_recall', 0):.3f} -> {d['oos_recall']:.3f}, precision {before.get('oos_precision', 0):.3f}"
-            f" -> {d['oos_precision']:.3f}, macro-F1 {before.get('macro_f1', 0):.4f} -> {d['macro_f1']:.4f}")
+            f" -> {d['oos_precision']:.3f}, macro-F1 {before.get('macro_f1', 0):.4f} -> {d['macro_f1']:.4f}"
+        )
         calibration = dataclasses.replace(calibration, oos_index=OOS, oos_bias=bias)
     elif target is not None:
         log("out-of-scope bias: the dev split has no out_of_scope messages; no bias")
     thresholds: dict[str, Any] = config.thresholds.model_dump(include={"min_confidence", "min_margin"})
     if config.thresholds.tune:
         probs = softmax(with_oos_bias(scores, calibration.oos_index, calibration.oos_bias))
-        chosen, info = choose_thresholds(probs, dev, config.thresholds.max_uncertain_rate,
-                                         config.thresholds.uncertain_cost, config.thresholds.min_confidence_floor)
-        log(f"uncertain thresholds on dev: confidence {chosen['min_confidence']:.2f}, margin {chosen['min_margin']:.2f}"
-            f" (uncertain {info['dev_uncertain_rate']:.3f}, confident-wrong {info['dev_confident_wrong_rate']:.3f})")
+        chosen, info = choose_thresholds(
+            probs,
+            dev,
+            config.thresholds.max_uncertain_rate,
+            config.thresholds.uncertain_cost,
+            config.thresholds.min_confidence_floor,
+        )
+        log(
+            f"uncertain thresholds on dev: confidence {chosen['min_confidence']:.2f}, margin {chosen['min_margin']:.2f}"
+            f" (uncertain {info['dev_uncertain_rate']:.3f}, confident-wrong {info['dev_confident_wrong_rate']:.3f})"
+        )
         thresholds = {**chosen, "tuned_on_dev": info}
     return calibration, oos_entry, thresholds
 
 
-def _calibrate(dev_logits: Any, data: TrainingData, config: RouterBuildConfig,
-               staged: Path) -> tuple[Any, dict[str, Any] | None, dict[float, float]]:
+def _calibrate(
+    dev_logits: Any, data: TrainingData, config: RouterBuildConfig, staged: Path
+) -> tuple[Any, dict[str, Any] | None, dict[float, float]]:
     """Softmax temperature on dev, then the lexical head and its ensemble weight, also chosen on dev."""
     from checkpoints.router_lexical import choose_weight, train_lexical
     from serve.router.base import ensemble_scores
@@ -261,14 +312,23 @@ def _calibrate(dev_logits: Any, data: TrainingData, config: RouterBuildConfig,
     lexical = train_lexical([data.train[i] for i in rows], config.data.noise_prob, config.training.seed)
     lexical_dev = lexical.logits([e.text for e in dev])
     weight, scores = choose_weight(dev_logits, temperature, lexical_dev, dev)
-    log("lexical head, dev macro-F1 (mean over languages) by weight: "
-        + ", ".join(f"{w:g}: {f:.4f}" for w, f in scores.items()))
+    log(
+        "lexical head, dev macro-F1 (mean over languages) by weight: "
+        + ", ".join(f"{w:g}: {f:.4f}" for w, f in scores.items())
+    )
     if weight == 0:
         return Calibration(temperature), None, scores
     lexical.save(staged / "lexical.npz")
     combined_t = _fit_temperature(ensemble_scores(dev_logits, temperature, lexical_dev, weight), gold)
-    entry = {"file": "lexical.npz", "weight": weight, "temperature": combined_t, "features": int(len(lexical.rows))}
-    log(f"lexical head weight {weight:g} ({len(lexical.rows)} features), ensemble temperature {combined_t:.2f}")
+    entry = {
+        "file": "lexical.npz",
+        "weight": weight,
+        "temperature": combined_t,
+        "features": int(len(lexical.rows)),
+    }
+    log(
+        f"lexical head weight {weight:g} ({len(lexical.rows)} features), ensemble temperature {combined_t:.2f}"
+    )
     return Calibration(temperature, lexical, weight, combined_t), entry, scores
 
 
@@ -288,7 +348,9 @@ def _choose_default(variants: dict[str, Any], metrics: dict[str, Any], config: R
     return "int8"
 
 
-def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig, out_dir: Path) -> Bf16Choice:
+def _train(
+    model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig, out_dir: Path
+) -> Bf16Choice:
     """Fine-tune in place, writing progress beside `out_dir`; returns the bf16 choice it trained with."""
     from serve.router.progress import Progress
 
@@ -325,8 +387,10 @@ def _train(model: Any, encoder: Any, data: TrainingData, config: RouterBuildConf
     for epoch in range(cfg.epochs):
         model.train()
         picked = epoch_rows(data.weights, rng)  # sampling weights: this epoch's rows (repeats allowed)
-        batches = [[picked[j] for j in b] for b in
-                   length_bucketed_batches([lengths[i] for i in picked], cfg.batch_size, rng)]
+        batches = [
+            [picked[j] for j in b]
+            for b in length_bucketed_batches([lengths[i] for i in picked], cfg.batch_size, rng)
+        ]
         view = maybe_noisy(train, config.data.noise_prob, rng)
         bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.epochs}", file=sys.stderr, mininterval=2.0)
         total_loss = 0.0
@@ -407,5 +471,8 @@ def _versions() -> dict[str, str]:
     import torch
     import transformers
 
-    return {"torch": torch.__version__, "transformers": transformers.__version__,
-            "onnxruntime": onnxruntime.__version__}
+    return {
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "onnxruntime": onnxruntime.__version__,
+    }

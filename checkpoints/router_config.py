@@ -25,14 +25,20 @@ class ExtraData(_Strict):
     """A labelled JSONL file added to the team's data: an operator's own logs, or a public set."""
 
     path: str  # relative to the repository root, or absolute; resolved at build time
-    name: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="in reports; default: file stem")
+    name: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="in reports; default: file stem"
+    )
     label_field: str = Field("intent", description="`intent` (our labels) or a foreign label field")
     label_map: str | None = Field(None, description="CSV mapping the foreign labels onto the intents")
     dataset: str | None = Field(None, description="use only these rows of the label map's dataset column")
     lang: Literal["en", "zh"] | None = Field(None, description="default: the row's lang, else detected")
-    weight: float = Field(1.0, gt=0, le=10, description="expected times each row is seen per epoch (0.5: half)")
+    weight: float = Field(
+        1.0, gt=0, le=10, description="expected times each row is seen per epoch (0.5: half)"
+    )
     max_per_intent: int | None = Field(None, ge=1, description="cap per intent after de-duplication")
-    dev_fraction: float | None = Field(None, ge=0, lt=0.5, description="held back as dev; default data.dev_fraction")
+    dev_fraction: float | None = Field(
+        None, ge=0, lt=0.5, description="held back as dev; default data.dev_fraction"
+    )
 
     @model_validator(mode="after")
     def _mapping(self) -> ExtraData:
@@ -55,7 +61,9 @@ class DataConfig(_Strict):
     analysis: list[str] = []
     dev_fraction: float = Field(0.1, gt=0, lt=0.5)
     extra_data: list[ExtraData] = []
-    noise_prob: float = Field(0.3, ge=0, le=1, description="chance a message is seen as a noisy variant per epoch")
+    noise_prob: float = Field(
+        0.3, ge=0, le=1, description="chance a message is seen as a noisy variant per epoch"
+    )
     # expected times each row of a `train` file is seen per epoch (default 1; 0.5: a fresh half every epoch)
     train_weights: dict[str, float] = {}
 
@@ -84,7 +92,9 @@ class TrainingConfig(_Strict):
     warmup_ratio: float = Field(0.06, ge=0, lt=1)
     label_smoothing: float = Field(0.05, ge=0, lt=0.5)
     seed: int = 13
-    threads: int | None = Field(None, ge=1, description="default: the cores not busy with other work (at least 1)")
+    threads: int | None = Field(
+        None, ge=1, description="default: the cores not busy with other work (at least 1)"
+    )
     # auto: bfloat16 autocast only on a CPU with native bf16 (AVX512_BF16/AMX; emulated it is ~30x slower)
     bf16: bool | Literal["auto"] = Field("auto", description="bfloat16 autocast on CPU: auto, true or false")
 
@@ -92,7 +102,9 @@ class TrainingConfig(_Strict):
 class Int8Config(_Strict):
     enabled: bool = True
     per_channel: bool = True
-    max_accuracy_loss_points: float = Field(0.5, ge=0, description="the INT8 rule: keep FP32 if INT8 loses more")
+    max_accuracy_loss_points: float = Field(
+        0.5, ge=0, description="the INT8 rule: keep FP32 if INT8 loses more"
+    )
 
 
 class ExportConfig(_Strict):
@@ -106,9 +118,15 @@ class Thresholds(_Strict):
     min_confidence: float = Field(0.5, ge=0, le=1)
     min_margin: float = Field(0.1, ge=0, le=1)
     tune: bool = False
-    max_uncertain_rate: float = Field(0.08, ge=0, le=1, description="cap on the dev uncertain rate when tuning")
-    uncertain_cost: float = Field(0.5, gt=0, le=1, description="a clarifying question's cost vs a wrong reply")
-    min_confidence_floor: float = Field(0.0, ge=0, le=1, description="tuning never picks a lower min_confidence")
+    max_uncertain_rate: float = Field(
+        0.08, ge=0, le=1, description="cap on the dev uncertain rate when tuning"
+    )
+    uncertain_cost: float = Field(
+        0.5, gt=0, le=1, description="a clarifying question's cost vs a wrong reply"
+    )
+    min_confidence_floor: float = Field(
+        0.0, ge=0, le=1, description="tuning never picks a lower min_confidence"
+    )
 
 
 class OutOfScopeConfig(_Strict):
@@ -139,8 +157,10 @@ class TensorRTConfig(_Strict):
             raise ValueError(
                 "INT8 TensorRT router engines are not supported: TensorRT's implicit INT8 calibration is deprecated "
                 "since 10.1 and removed in 11; use export.int8 (ONNX Runtime INT8, the CPU path) or the FP16 "
-                "TensorRT engine (the GPU default)")
+                "TensorRT engine (the GPU default)"
+            )
         return value
+
     workspace_mb: int = Field(1024, ge=64)
     sequence: ShapeRange = ShapeRange(min=16, opt=64, max=128)
     batch: ShapeRange = ShapeRange(min=1, opt=8, max=32)

@@ -25,7 +25,9 @@ def resolve(path: str) -> Path:
 load_jsonl = load_intent_jsonl
 
 
-def split_train_dev(examples: list[Example], dev_fraction: float, seed: int) -> tuple[list[Example], list[Example]]:
+def split_train_dev(
+    examples: list[Example], dev_fraction: float, seed: int
+) -> tuple[list[Example], list[Example]]:
     """Stratified by (intent, lang), deterministic for a seed."""
     groups: dict[tuple[str, str], list[Example]] = defaultdict(list)
     for ex in examples:
@@ -69,7 +71,9 @@ def load_extra(source: ExtraData) -> list[Example]:
         if source.label_map:
             from serve.evaluation.label_mapping import load_label_mapping, load_mapped_jsonl
 
-            mapping = load_label_mapping(_require(source.label_map, f"extra_data {name}: label_map"), source.dataset)
+            mapping = load_label_mapping(
+                _require(source.label_map, f"extra_data {name}: label_map"), source.dataset
+            )
             rows = load_mapped_jsonl(path, mapping, source.label_field, source.lang, name)
         else:
             rows = [Example(e.text, e.intent, source.lang or e.lang, name) for e in load_jsonl(path)]
@@ -114,15 +118,26 @@ def load_training_data(config: DataConfig, seed: int) -> TrainingData:
 
     data = TrainingData([], [], [])
     for path in config.train:
-        rows = [Example(e.text, e.intent, e.lang, Path(path).stem)
-                for e in fresh(load_jsonl(_require(path, "training file")))]
+        rows = [
+            Example(e.text, e.intent, e.lang, Path(path).stem)
+            for e in fresh(load_jsonl(_require(path, "training file")))
+        ]
         train, dev = split_train_dev(rows, config.dev_fraction, seed)
         weight = config.train_weights.get(path, 1.0)
         data.train += train
         data.weights += [weight] * len(train)
         data.dev += dev
-        data.sources.append({"name": Path(path).stem, "path": path, "kind": "team", "rows": len(rows),
-                             "train": len(train), "dev": len(dev), "weight": weight})
+        data.sources.append(
+            {
+                "name": Path(path).stem,
+                "path": path,
+                "kind": "team",
+                "rows": len(rows),
+                "train": len(train),
+                "dev": len(dev),
+                "weight": weight,
+            }
+        )
     for source in config.extra_data:
         rows = fresh(load_extra(source))
         fraction = config.dev_fraction if source.dev_fraction is None else source.dev_fraction
@@ -130,13 +145,25 @@ def load_training_data(config: DataConfig, seed: int) -> TrainingData:
         data.train += train
         data.weights += [source.weight] * len(train)
         data.dev += dev
-        data.sources.append({"name": source.display_name, "path": source.path, "kind": "extra", "rows": len(rows),
-                             "train": len(train), "dev": len(dev), "weight": source.weight,
-                             "label_map": source.label_map, "label_field": source.label_field})
+        data.sources.append(
+            {
+                "name": source.display_name,
+                "path": source.path,
+                "kind": "extra",
+                "rows": len(rows),
+                "train": len(train),
+                "dev": len(dev),
+                "weight": source.weight,
+                "label_map": source.label_map,
+                "label_field": source.label_field,
+            }
+        )
     data.dropped_heldout = dropped
     if dropped:
-        print(f"router data: {dropped} training messages also in the held-out/analysis sets were dropped",
-              file=sys.stderr)
+        print(
+            f"router data: {dropped} training messages also in the held-out/analysis sets were dropped",
+            file=sys.stderr,
+        )
     return data
 
 

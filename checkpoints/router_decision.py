@@ -43,8 +43,9 @@ def oos_stats(probs: np.ndarray, gold: list[int]) -> dict[str, float]:
     }
 
 
-def choose_oos_bias(scores: np.ndarray, dev: list[Example], target_recall: float,
-                    grid: tuple[float, ...] = BIAS_GRID) -> tuple[float, dict[str, Any]]:
+def choose_oos_bias(
+    scores: np.ndarray, dev: list[Example], target_recall: float, grid: tuple[float, ...] = BIAS_GRID
+) -> tuple[float, dict[str, Any]]:
     """The bias with the best dev macro-F1 among those reaching `target_recall` (else the highest recall)."""
     gold = [INTENT_INDEX[e.intent] for e in dev]
     table = {b: oos_stats(softmax(with_oos_bias(scores, OOS, b)), gold) for b in grid}
@@ -53,8 +54,14 @@ def choose_oos_bias(scores: np.ndarray, dev: list[Example], target_recall: float
         best = max(reaching, key=lambda b: (table[b]["macro_f1"], -abs(b)))
     else:
         best = max(grid, key=lambda b: (table[b]["oos_recall"], table[b]["macro_f1"]))
-    return best, {"bias": best, "target_recall": target_recall, "reached": bool(reaching),
-                  "dev": table[best], "dev_without_bias": table.get(0.0), "dev_n_oos": int(sum(g == OOS for g in gold))}
+    return best, {
+        "bias": best,
+        "target_recall": target_recall,
+        "reached": bool(reaching),
+        "dev": table[best],
+        "dev_without_bias": table.get(0.0),
+        "dev_n_oos": int(sum(g == OOS for g in gold)),
+    }
 
 
 def uncertain_mask(probs: np.ndarray, min_confidence: float, min_margin: float) -> np.ndarray:
@@ -63,8 +70,13 @@ def uncertain_mask(probs: np.ndarray, min_confidence: float, min_margin: float) 
     return (top2[:, 0] < min_confidence) | (top2[:, 0] - top2[:, 1] < min_margin)
 
 
-def choose_thresholds(probs: np.ndarray, dev: list[Example], max_uncertain_rate: float,
-                      uncertain_cost: float, min_confidence_floor: float = 0.0) -> tuple[dict[str, float], dict[str, Any]]:
+def choose_thresholds(
+    probs: np.ndarray,
+    dev: list[Example],
+    max_uncertain_rate: float,
+    uncertain_cost: float,
+    min_confidence_floor: float = 0.0,
+) -> tuple[dict[str, float], dict[str, Any]]:
     """(min_confidence, min_margin) minimising confident-wrong + cost * uncertain on dev, uncertain capped;
     min_confidence no lower than the floor."""
     gold = np.asarray([INTENT_INDEX[e.intent] for e in dev])
@@ -86,6 +98,10 @@ def choose_thresholds(probs: np.ndarray, dev: list[Example], max_uncertain_rate:
     _, conf, margin, rate = best
     chosen = {"min_confidence": float(conf), "min_margin": float(margin)}
     flagged = uncertain_mask(probs, conf, margin)
-    return chosen, {"dev_uncertain_rate": rate, "dev_confident_wrong_rate": float((wrong & ~flagged).mean()),
-                    "dev_accuracy_when_confident": float((~wrong & ~flagged).sum() / max(1, (~flagged).sum())),
-                    "max_uncertain_rate": max_uncertain_rate, "uncertain_cost": uncertain_cost}
+    return chosen, {
+        "dev_uncertain_rate": rate,
+        "dev_confident_wrong_rate": float((wrong & ~flagged).mean()),
+        "dev_accuracy_when_confident": float((~wrong & ~flagged).sum() / max(1, (~flagged).sum())),
+        "max_uncertain_rate": max_uncertain_rate,
+        "uncertain_cost": uncertain_cost,
+    }

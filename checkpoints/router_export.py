@@ -45,10 +45,19 @@ def export_variants(model: Any, out_dir: Path, config: RouterBuildConfig) -> dic
         # eval() on the wrapper: the exporter restores the top module's training flag afterwards, recursively,
         # so a wrapper left in training mode would switch the router's dropout back on
         torch.onnx.export(
-            WithEmbedding(model).eval(), (ids, mask), str(plain), dynamo=False, opset_version=config.export.opset,
-            input_names=["input_ids", "attention_mask"], output_names=["logits", "embedding"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"},
-                          "logits": {0: "batch"}, "embedding": {0: "batch"}},
+            WithEmbedding(model).eval(),
+            (ids, mask),
+            str(plain),
+            dynamo=False,
+            opset_version=config.export.opset,
+            input_names=["input_ids", "attention_mask"],
+            output_names=["logits", "embedding"],
+            dynamic_axes={
+                "input_ids": {0: "batch", 1: "sequence"},
+                "attention_mask": {0: "batch", 1: "sequence"},
+                "logits": {0: "batch"},
+                "embedding": {0: "batch"},
+            },
         )
         reference = model(ids, mask).numpy()
     hidden = model.encoder.config.hidden_size
@@ -62,7 +71,9 @@ def export_variants(model: Any, out_dir: Path, config: RouterBuildConfig) -> dic
     if config.export.int8.enabled:
         int8 = out_dir / "model.int8.onnx"
         quantize_int8(fp32, int8, config.export.int8.per_channel)
-        variants["int8"] = _variant(int8, "int8", reference, encoder, per_channel=config.export.int8.per_channel)
+        variants["int8"] = _variant(
+            int8, "int8", reference, encoder, per_channel=config.export.int8.per_channel
+        )
     model.encoder.set_attn_implementation("sdpa")
     return variants
 
@@ -74,7 +85,10 @@ def quantize_int8(source: Path, target: Path, per_channel: bool) -> None:
     # DefaultTensorType: the fused graph has tensors shape inference cannot type; without it quantize_dynamic
     # fails with "Unable to find data type for weight_name=..." (reference/embedded-default.md).
     quantize_dynamic(
-        str(source), str(target), weight_type=QuantType.QInt8, per_channel=per_channel,
+        str(source),
+        str(target),
+        weight_type=QuantType.QInt8,
+        per_channel=per_channel,
         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
     )
 
@@ -87,12 +101,22 @@ def _variant(path: Path, precision: str, reference: np.ndarray, encoder: TextEnc
     diff = float(np.abs(logits - reference).max())
     if precision == "fp32" and diff > 1e-3:
         raise RuntimeError(f"ONNX FP32 logits differ from PyTorch by {diff}; export is broken")
-    return {"file": path.name, "sha256": sha256(path), "precision": precision, "bytes": path.stat().st_size,
-            "max_abs_logit_diff_vs_torch": diff, **extra}
+    return {
+        "file": path.name,
+        "sha256": sha256(path),
+        "precision": precision,
+        "bytes": path.stat().st_size,
+        "max_abs_logit_diff_vs_torch": diff,
+        **extra,
+    }
 
 
-def length_sorted_logits(encoder: TextEncoder, texts: list[str],
-                         forward: Callable[[np.ndarray, np.ndarray], np.ndarray], batch_size: int = 64) -> np.ndarray:
+def length_sorted_logits(
+    encoder: TextEncoder,
+    texts: list[str],
+    forward: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    batch_size: int = 64,
+) -> np.ndarray:
     """`forward(input_ids, attention_mask)` over `texts` in batches of similar length (little padding), the
     logits returned in the order of `texts`."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -111,8 +135,9 @@ def variant_logits(path: Path, encoder: TextEncoder, texts: list[str]) -> np.nda
     return length_sorted_logits(encoder, texts, OnnxSession(path, torch_threads()).logits)
 
 
-def score_variant(logits: np.ndarray, calibration: Any, examples: list[Example],
-                  thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
+def score_variant(
+    logits: np.ndarray, calibration: Any, examples: list[Example], thresholds: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Accuracy and macro-F1 through the serving path's calibration and ensemble; with `thresholds`, also
     the uncertain rate (the share that would get a clarifying question)."""
     from checkpoints.router_decision import uncertain_mask

@@ -43,7 +43,9 @@ def train_lexical(train: list[Example], noise_prob: float, seed: int, steps: int
     with warnings.catch_warnings():  # "sparse CSR support is in beta": only mm and transpose are used
         warnings.simplefilter("ignore", UserWarning)
         x_csr, xt_csr = x.to_sparse_csr(), x.t().coalesce().to_sparse_csr()
-    onehot = torch.nn.functional.one_hot(torch.tensor([INTENT_INDEX[e.intent] for e in data]), len(INTENTS)).float()
+    onehot = torch.nn.functional.one_hot(
+        torch.tensor([INTENT_INDEX[e.intent] for e in data]), len(INTENTS)
+    ).float()
     weights = torch.zeros(DIM, len(INTENTS))
     bias = torch.zeros(len(INTENTS))
     optimizer = torch.optim.Adam([weights, bias], lr=0.05)
@@ -58,9 +60,13 @@ def train_lexical(train: list[Example], noise_prob: float, seed: int, steps: int
     return LexicalHead(used, w[used], bias.numpy())
 
 
-def choose_weight(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray,
-                  dev: list[Example], grid: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
-                  ) -> tuple[float, dict[float, float]]:
+def choose_weight(
+    bert_logits: np.ndarray,
+    bert_temperature: float,
+    lexical_logits: np.ndarray,
+    dev: list[Example],
+    grid: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0),
+) -> tuple[float, dict[float, float]]:
     """The weight with the best dev macro-F1 averaged over languages (0 means: no lexical head)."""
     from serve.evaluation.metrics import classification_report
 
@@ -68,11 +74,16 @@ def choose_weight(bert_logits: np.ndarray, bert_temperature: float, lexical_logi
     langs = sorted({e.lang for e in dev})
     scores: dict[float, float] = {}
     for weight in grid:
-        pred = [INTENTS[i] for i in ensemble_scores(bert_logits, bert_temperature, lexical_logits, weight).argmax(axis=1)]
+        pred = [
+            INTENTS[i]
+            for i in ensemble_scores(bert_logits, bert_temperature, lexical_logits, weight).argmax(axis=1)
+        ]
         per_lang = []
         for lang in langs:
             idx = [i for i, e in enumerate(dev) if e.lang == lang]
-            per_lang.append(classification_report([gold[i] for i in idx], [pred[i] for i in idx], INTENTS).macro_f1)
+            per_lang.append(
+                classification_report([gold[i] for i in idx], [pred[i] for i in idx], INTENTS).macro_f1
+            )
         scores[weight] = float(np.mean(per_lang))
     best = max(scores, key=lambda w: (scores[w], -w))
     return best, scores

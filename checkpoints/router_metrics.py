@@ -27,5 +27,8 @@ def summarize(examples: list[Example], pred: list[str]) -> dict[str, Any]:
             idx = [i for i, e in enumerate(examples) if e.source == source]
             part = classification_report([gold[i] for i in idx], [pred[i] for i in idx], INTENTS)
             result.setdefault("by_source", {})[source or "(none)"] = {
-                "n": part.n, "accuracy": part.accuracy, "macro_f1": part.macro_f1}
+                "n": part.n,
+                "accuracy": part.accuracy,
+                "macro_f1": part.macro_f1,
+            }
     return result

@@ -45,7 +45,11 @@ def build_tokenizer(source: Path, add_cjk: bool) -> tuple[Any, int, int]:
 
     backend = AutoTokenizer.from_pretrained(source).backend_tokenizer
     vocab = backend.get_vocab()
-    missing = [ch for ch in dict.fromkeys(gb2312_hanzi() + list(_CJK_SYMBOLS)) if ch not in vocab] if add_cjk else []
+    missing = (
+        [ch for ch in dict.fromkeys(gb2312_hanzi() + list(_CJK_SYMBOLS)) if ch not in vocab]
+        if add_cjk
+        else []
+    )
     if not missing:
         return backend, len(vocab), 0
     probe = "Where is my parcel? I paid $20 for express."
@@ -54,9 +58,12 @@ def build_tokenizer(source: Path, add_cjk: bool) -> tuple[Any, int, int]:
     for ch in missing:
         extended[ch] = len(extended)
     old = backend.model
-    backend.model = WordPiece(vocab=extended, unk_token=old.unk_token,
-                              max_input_chars_per_word=old.max_input_chars_per_word,
-                              continuing_subword_prefix=old.continuing_subword_prefix)
+    backend.model = WordPiece(
+        vocab=extended,
+        unk_token=old.unk_token,
+        max_input_chars_per_word=old.max_input_chars_per_word,
+        continuing_subword_prefix=old.continuing_subword_prefix,
+    )
     if backend.encode(probe).ids != before:
         raise RuntimeError("extending the vocabulary changed the ids of existing tokens")
     return backend, len(extended), len(missing)

@@ -65,18 +65,28 @@ def build_quick_router(config: RouterBuildConfig, cache_dir: Path, full_dir: Pat
         staged.mkdir()
         head.save(staged / "lexical.npz")
         manifest = {
-            "format": 1, "kind": "lexical", "name": f"{config.name}-quick", "labels": list(INTENTS),
-            "max_length": config.export.max_length, "temperature": temperature,
+            "format": 1,
+            "kind": "lexical",
+            "name": f"{config.name}-quick",
+            "labels": list(INTENTS),
+            "max_length": config.export.max_length,
+            "temperature": temperature,
             "lexical": {"file": "lexical.npz", "weight": 1.0, "temperature": temperature},
             "thresholds": config.thresholds.model_dump(include={"min_confidence", "min_margin"}),
-            "default_variant": "lexical", "variants": {}, "build_hash": wanted, "metrics": metrics,
+            "default_variant": "lexical",
+            "variants": {},
+            "build_hash": wanted,
+            "metrics": metrics,
             "build_seconds": round(time.perf_counter() - started, 1),
         }
         (staged / "router.json").write_text(json.dumps(manifest, indent=2) + "\n")
         install_dir(staged, out_dir)
-    log(f"quick router {config.name} (lexical head only) ready in {manifest['build_seconds']} s: dev accuracy "
-        f"{metrics['dev']['accuracy']:.3f}" + (f", held-out {metrics['heldout']['accuracy']:.3f}" if
-                                               "heldout" in metrics else "") + f": {out_dir}")
+    log(
+        f"quick router {config.name} (lexical head only) ready in {manifest['build_seconds']} s: dev accuracy "
+        f"{metrics['dev']['accuracy']:.3f}"
+        + (f", held-out {metrics['heldout']['accuracy']:.3f}" if "heldout" in metrics else "")
+        + f": {out_dir}"
+    )
     return out_dir
 
 

@@ -58,8 +58,18 @@ FP16_ONNX_SUFFIX = ".fp16.onnx"  # model.plain.onnx -> model.plain.fp16.onnx, be
 # Kept in FP32 in the FP16 ONNX: the variance of a LayerNormalization after attention overflows FP16.
 FP32_OPS = ("LayerNormalization",)
 # Operators of an already quantized graph: ONNX Runtime's dynamic INT8 (model.int8.onnx) or a Q/DQ export.
-QUANTIZED_OPS = frozenset({"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "MatMulInteger",
-                           "ConvInteger", "QLinearMatMul", "QLinearConv", "QAttention"})
+QUANTIZED_OPS = frozenset(
+    {
+        "QuantizeLinear",
+        "DequantizeLinear",
+        "DynamicQuantizeLinear",
+        "MatMulInteger",
+        "ConvInteger",
+        "QLinearMatMul",
+        "QLinearConv",
+        "QAttention",
+    }
+)
 
 
 class EngineBuildError(RuntimeError):
@@ -98,7 +108,8 @@ def refuse_quantized(onnx_path: Path) -> None:
             "FP32 from model.plain.onnx. INT8 with TensorRT means explicit quantization (a QuantizeLinear/"
             "DequantizeLinear ONNX, e.g. from NVIDIA ModelOpt, built strongly typed; implicit INT8 calibration is "
             "deprecated since TensorRT 10.1 and removed in 11), which this project does not build; INT8 routing is "
-            "ONNX Runtime's (export.int8)")
+            "ONNX Runtime's (export.int8)"
+        )
 
 
 def fp16_onnx(onnx_path: Path, out_dir: Path) -> Path:
@@ -111,9 +122,11 @@ def fp16_onnx(onnx_path: Path, out_dir: Path) -> Path:
     except ImportError as exc:
         raise EngineBuildError(
             "a strongly typed FP16 engine (TensorRT 11) needs the FP16 ONNX, converted with "
-            "onnxruntime.transformers.float16: install onnxruntime (or onnxruntime-gpu) on the build host") from exc
-    model = convert_float_to_float16(onnx.load(str(onnx_path)), keep_io_types=True,
-                                     op_block_list=[*DEFAULT_OP_BLOCK_LIST, *FP32_OPS])
+            "onnxruntime.transformers.float16: install onnxruntime (or onnxruntime-gpu) on the build host"
+        ) from exc
+    model = convert_float_to_float16(
+        onnx.load(str(onnx_path)), keep_io_types=True, op_block_list=[*DEFAULT_OP_BLOCK_LIST, *FP32_OPS]
+    )
     target = out_dir / (onnx_path.name.removesuffix(".onnx") + FP16_ONNX_SUFFIX)
     partial = target.with_name(target.name + ".partial")
     onnx.save(model, str(partial))
@@ -147,7 +160,8 @@ def build_engine(
     elif not strongly_typed and not weak_typing:
         raise EngineBuildError(
             f"TensorRT {trt.__version__} has no weakly typed networks (no BuilderFlag.FP16: removed in TensorRT 11); "
-            "build strongly typed")
+            "build strongly typed"
+        )
     refuse_quantized(onnx_path)
     identity = identity or gpu_identity()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -180,9 +194,12 @@ def build_engine(
     builder_config.set_timing_cache(timing_cache, ignore_mismatch=False)
 
     typing = "strongly_typed" if strongly_typed else "weakly_typed"
-    print(f"[build-router-trt] building {precision} engine ({typing.replace('_', ' ')}, {parsed.name}) for "
-          f"{identity['gpu_name']} (sm {identity['compute_capability']}), TensorRT {trt.__version__} ...",
-          file=sys.stderr, flush=True)
+    print(
+        f"[build-router-trt] building {precision} engine ({typing.replace('_', ' ')}, {parsed.name}) for "
+        f"{identity['gpu_name']} (sm {identity['compute_capability']}), TensorRT {trt.__version__} ...",
+        file=sys.stderr,
+        flush=True,
+    )
     plan = builder.build_serialized_network(network, builder_config)
     if plan is None:
         raise EngineBuildError("TensorRT returned no engine; see the TensorRT log above")
@@ -195,7 +212,11 @@ def build_engine(
         "engine_sha256": _sha256(engine_path),
         "onnx": parsed.name,
         "onnx_sha256": _sha256(parsed),
-        **({"source_onnx": onnx_path.name, "source_onnx_sha256": _sha256(onnx_path)} if parsed != onnx_path else {}),
+        **(
+            {"source_onnx": onnx_path.name, "source_onnx_sha256": _sha256(onnx_path)}
+            if parsed != onnx_path
+            else {}
+        ),
         "tensorrt_version": str(trt.__version__),
         **identity,
         "precision": precision,

@@ -28,8 +28,9 @@ _ACK = frozenset(
     "ok|okay|okey|k|kk|okk|okie|alright|allright|sure|fine|cool|great|perfect|noted|understood|gotit|got it|"
     "yes|yep|yeah|yup|right|correct|thatsright|willdo|soundsgood|nice|good|okgreat|okcool|okay then|okthen|"
     "嗯|嗯嗯|嗯嗯嗯|哦|哦哦|噢|喔|好|好的|好滴|好哒|好吧|好嘞|好了|行|行吧|可以|可以的|收到|收到了|明白|明白了|知道了|"
-    "了解|了解了|对|对的|对对|对啊|是的|是|是啊|没错|嗯好的|嗯好|哦好的|嗯嗯好的|好的好的|嗯对|ok的|好的呢|好哒呢".replace(" ", "")
-    .split("|")
+    "了解|了解了|对|对的|对对|对啊|是的|是|是啊|没错|嗯好的|嗯好|哦好的|嗯嗯好的|好的好的|嗯对|ok的|好的呢|好哒呢".replace(
+        " ", ""
+    ).split("|")
 )
 _THANKS = frozenset(
     "thanks|thank you|thankyou|thx|ty|tq|cheers|many thanks|thanks a lot|thanks so much|thank you so much|"
@@ -54,7 +55,9 @@ _ORDER_WORDS = re.compile(r"(?i)order|订单")
 
 
 # Social-media wrapping that carries no request: @handles, links, "pic.twitter..." and Weibo markers.
-_WRAPPING = re.compile(r"(?:对\s*@[^\s:：]+\s*说[:：]?)|(?:@[\w\-.\u4e00-\u9fff]+)|(?:https?://\S+)|(?:pic\.\S+)|O网页链接|图片评论|(?:我在:\S*)")
+_WRAPPING = re.compile(
+    r"(?:对\s*@[^\s:：]+\s*说[:：]?)|(?:@[\w\-.\u4e00-\u9fff]+)|(?:https?://\S+)|(?:pic\.\S+)|O网页链接|图片评论|(?:我在:\S*)"
+)
 
 
 def strip_wrapping(text: str) -> str:
@@ -91,15 +94,21 @@ def detect_act(message: str) -> Act | None:
 
 # "Solved" and "thanks" at the end of a short message without a question; a negation ("not fixed", "没解决",
 # "还是不行") or a fault word keeps it a message about the problem.
-_RESOLVED = re.compile(r"(?i)(?:问题)?(?:已经|已)解决|解决了|搞定了|弄好了|修好了|恢复正常|能用了|可以用了|好了[,，.。!！]*谢谢|"
-                       r"\b(?:sorted|fixed|resolved|working)\s+now\b|\ball\s+sorted\b|\bproblem\s+solved\b|"
-                       r"\bissue\s+(?:is\s+)?resolved\b|\bback\s+(?:up|on)\s+now\b|\bit'?s\s+working\b")
+_RESOLVED = re.compile(
+    r"(?i)(?:问题)?(?:已经|已)解决|解决了|搞定了|弄好了|修好了|恢复正常|能用了|可以用了|好了[,，.。!！]*谢谢|"
+    r"\b(?:sorted|fixed|resolved|working)\s+now\b|\ball\s+sorted\b|\bproblem\s+solved\b|"
+    r"\bissue\s+(?:is\s+)?resolved\b|\bback\s+(?:up|on)\s+now\b|\bit'?s\s+working\b"
+)
 _NEGATION = re.compile(r"(?i)没|未|不|别|还是|仍|又|\bnot\b|n't\b|\bno\b|\bstill\b|\bagain\b|\bnever\b")
-_ENDS_THANKS = re.compile(r"(?i)(?:谢谢|感谢|多谢|thanks|thank\s+you|cheers)[\s!！.。~～]*(?:您|你|啦|了|亲)?[\s!！.。~～]*$")
+_ENDS_THANKS = re.compile(
+    r"(?i)(?:谢谢|感谢|多谢|thanks|thank\s+you|cheers)[\s!！.。~～]*(?:您|你|啦|了|亲)?[\s!！.。~～]*$"
+)
 _WISH = re.compile(r"^(?:希望|建议)\S{0,10}吧?[!！.。~～]*$")
 # a request or a number in the message: it asks for something to be done, it does not close the turn
-_REQUEST = re.compile(r"(?i)请|麻烦|尽快|帮我|能否|可否|要求|退款|\d{5,}|\bplease\b|\bcan you\b|\bcould you\b|\bwant\b|"
-                      r"\bneed\b|\brefund\b")
+_REQUEST = re.compile(
+    r"(?i)请|麻烦|尽快|帮我|能否|可否|要求|退款|\d{5,}|\bplease\b|\bcan you\b|\bcould you\b|\bwant\b|"
+    r"\bneed\b|\brefund\b"
+)
 
 
 def _closing(message: str) -> Act | None:
@@ -108,16 +117,24 @@ def _closing(message: str) -> Act | None:
         return None
     if _RESOLVED.search(text) and not _NEGATION.search(_RESOLVED.sub("", text)):
         return Act("resolved")
-    if (_ENDS_THANKS.search(text) or _WISH.match(text)) and not _NEGATION.search(text) and not _REQUEST.search(text):
+    if (
+        (_ENDS_THANKS.search(text) or _WISH.match(text))
+        and not _NEGATION.search(text)
+        and not _REQUEST.search(text)
+    ):
         return Act("feedback")
     return None
 
 
 # Numbers a customer gives in a longer message: a labelled order/tracking number, a Chinese mobile number, or
 # a long code of letters and digits. Only what they wrote: it is never taken as a looked-up account fact.
-_GIVEN_ORDER = re.compile(r"(?i)(?:order|订单|单号|运单|快递单)[^\dA-Za-z]{0,8}([A-Za-z]{0,4}\d[\dA-Za-z-]{5,})|"
-                          r"\b([A-Za-z]{1,4}\d{8,})\b|(?<![\d])(\d{10,20})(?![\d])")
-_GIVEN_PHONE = re.compile(r"(?<!\d)(1[3-9]\d{9})(?!\d)|(?i:(?:phone|mobile|number|手机|电话|号码)\D{0,6}(\+?\d[\d ]{7,15}\d))")
+_GIVEN_ORDER = re.compile(
+    r"(?i)(?:order|订单|单号|运单|快递单)[^\dA-Za-z]{0,8}([A-Za-z]{0,4}\d[\dA-Za-z-]{5,})|"
+    r"\b([A-Za-z]{1,4}\d{8,})\b|(?<![\d])(\d{10,20})(?![\d])"
+)
+_GIVEN_PHONE = re.compile(
+    r"(?<!\d)(1[3-9]\d{9})(?!\d)|(?i:(?:phone|mobile|number|手机|电话|号码)\D{0,6}(\+?\d[\d ]{7,15}\d))"
+)
 _PRIVATE = re.compile(r"(?i)私信|\bDM(?:'?d|s)?\b|direct message|private message")
 
 

@@ -38,8 +38,15 @@ class Slot:
 class Gate:
     """One endpoint's limit and queue."""
 
-    def __init__(self, name: str, limit: int, max_queue: int, max_wait_s: float, retry_after_s: float,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        limit: int,
+        max_queue: int,
+        max_wait_s: float,
+        retry_after_s: float,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.name = name
         self.limit = limit
         self.max_queue = max_queue
@@ -67,14 +74,19 @@ class Gate:
                 self._rejections.labels(self.name, "draining").inc()
             raise BackendUnavailable("the server is shutting down; retry on another instance")
         if count > self.limit:
-            raise self._reject("too_large", f"the request needs {count} concurrent generations; this server "
-                                            f"runs at most {self.limit}")
+            raise self._reject(
+                "too_large",
+                f"the request needs {count} concurrent generations; this server runs at most {self.limit}",
+            )
         if not self._waiters and self.in_flight + count <= self.limit:
             self._grant(count)
             return Slot(self, count)
         if len(self._waiters) >= self.max_queue:
-            raise self._reject("queue_full", f"server is at its limit of {self.limit} concurrent generations "
-                                             f"and {self.max_queue} queued requests; retry shortly")
+            raise self._reject(
+                "queue_full",
+                f"server is at its limit of {self.limit} concurrent generations "
+                f"and {self.max_queue} queued requests; retry shortly",
+            )
         started = time.perf_counter()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         entry = (count, future)
@@ -95,8 +107,10 @@ class Gate:
                 self._wake()  # a large waiter leaving may let smaller ones behind it in
             self._gauge()
             if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):  # distinct classes on Python 3.10
-                raise self._reject("queue_timeout", f"waited {wait:.1f}s in the queue for a free generation "
-                                                    "slot; retry shortly") from None
+                raise self._reject(
+                    "queue_timeout",
+                    f"waited {wait:.1f}s in the queue for a free generation slot; retry shortly",
+                ) from None
             raise
         self._gauge()
         return Slot(self, count, time.perf_counter() - started)
@@ -130,11 +144,18 @@ class Admission:
 
     ENDPOINTS = ("chat", "reply")
 
-    def __init__(self, limit: int, max_queue: int = 0, max_wait_s: float = 30.0, retry_after_s: float = 1.0,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        limit: int,
+        max_queue: int = 0,
+        max_wait_s: float = 30.0,
+        retry_after_s: float = 1.0,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.limit = limit
-        self.gates = {name: Gate(name, limit, max_queue, max_wait_s, retry_after_s, metrics)
-                      for name in self.ENDPOINTS}
+        self.gates = {
+            name: Gate(name, limit, max_queue, max_wait_s, retry_after_s, metrics) for name in self.ENDPOINTS
+        }
 
     @property
     def in_flight(self) -> int:
@@ -154,5 +175,7 @@ class Admission:
             while gate._waiters:
                 _, future = gate._waiters.popleft()
                 if not future.done():
-                    future.set_exception(BackendUnavailable("the server is shutting down; retry on another instance"))
+                    future.set_exception(
+                        BackendUnavailable("the server is shutting down; retry on another instance")
+                    )
             gate._gauge()

@@ -40,31 +40,58 @@ def create_app(
         services = await build_services(settings, generator, router, ops.metrics)
         app.state.services = services
         ops.metrics.source = lambda: services.generator
-        logger.info("server.ready generator=%s model=%s members=%s", services.generator.name,
-                    services.generator.model_name, [m.name for m in services.generator.members])
+        logger.info(
+            "server.ready generator=%s model=%s members=%s",
+            services.generator.name,
+            services.generator.model_name,
+            [m.name for m in services.generator.members],
+        )
         try:
             yield
         finally:
             ops.streams.stop_all("shutdown")
             await services.aclose()
 
-    app = FastAPI(title="csreply", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url="/openapi.json" if server.docs else None,
-                  description="Customer-service reply server: intent routing and streamed replies.")
+    app = FastAPI(
+        title="csreply",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if server.docs else None,
+        description="Customer-service reply server: intent routing and streamed replies.",
+    )
     app.state.ops = ops
     install_error_handlers(app)
     keys = server.keys()
     if not keys and not _loopback(server.host):
-        logger.warning("server.no_api_keys host=%s: anyone who can reach this address can use the API; "
-                       "set server.api_keys", server.host)
-    app.add_middleware(RequestContextMiddleware, max_body_bytes=server.max_body_bytes, api_keys=keys,
-                       public_paths=[*server.public_paths, *((f"{DOCS_ASSETS}/",) if server.docs else ())])
+        logger.warning(
+            "server.no_api_keys host=%s: anyone who can reach this address can use the API; "
+            "set server.api_keys",
+            server.host,
+        )
+    app.add_middleware(
+        RequestContextMiddleware,
+        max_body_bytes=server.max_body_bytes,
+        api_keys=keys,
+        public_paths=[*server.public_paths, *((f"{DOCS_ASSETS}/",) if server.docs else ())],
+    )
     if server.cors_origins:
         # Outermost, so a preflight is answered before authentication and errors carry CORS headers too.
-        app.add_middleware(CORSMiddleware, allow_origins=server.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["authorization", "content-type", "x-request-id", "x-csreply-variant",
-                                          "x-csreply-timeout"],
-                           expose_headers=["x-request-id", "retry-after"], max_age=600)
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=server.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=[
+                "authorization",
+                "content-type",
+                "x-request-id",
+                "x-csreply-variant",
+                "x-csreply-timeout",
+            ],
+            expose_headers=["x-request-id", "retry-after"],
+            max_age=600,
+        )
     if server.docs:
         _mount_docs(app)
 
@@ -99,7 +126,10 @@ def _mount_docs(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="csreply API",
-                                   swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
-                                   swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
-                                   swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png")
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="csreply API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
+        )

@@ -85,9 +85,21 @@ def _eval_router(args: argparse.Namespace) -> int:
     if args.label_map and not args.label_map.is_file():
         print(f"csreply eval router: no such label mapping: {args.label_map}", file=sys.stderr)
         return 2
-    return run_eval(args.data, args.backend, settings, args.json, args.compare, args.confusion,
-                    args.latency_samples, args.errors, args.report, args.label_map, args.label_field,
-                    args.dataset, args.by)
+    return run_eval(
+        args.data,
+        args.backend,
+        settings,
+        args.json,
+        args.compare,
+        args.confusion,
+        args.latency_samples,
+        args.errors,
+        args.report,
+        args.label_map,
+        args.label_field,
+        args.dataset,
+        args.by,
+    )
 
 
 def _eval_replies(args: argparse.Namespace) -> int:
@@ -96,9 +108,23 @@ def _eval_replies(args: argparse.Namespace) -> int:
     if not args.data.is_file():
         print(f"csreply eval replies: no such file: {args.data}", file=sys.stderr)
         return 2
-    return run_eval(args.data, args.url, load_settings(args.config), args.json, args.concurrency, args.results,
-                    args.limit, args.variant, args.report, args.worst, args.auto_lang, args.other_domain,
-                    args.sample, args.seed, args.judge_packet)
+    return run_eval(
+        args.data,
+        args.url,
+        load_settings(args.config),
+        args.json,
+        args.concurrency,
+        args.results,
+        args.limit,
+        args.variant,
+        args.report,
+        args.worst,
+        args.auto_lang,
+        args.other_domain,
+        args.sample,
+        args.seed,
+        args.judge_packet,
+    )
 
 
 def _eval_judged(args: argparse.Namespace) -> int:
@@ -174,10 +200,13 @@ def _compare_router(args: argparse.Namespace) -> tuple[dict, dict, tuple[str, st
         settings = load_settings(args.config)
         if router_dir is not None:
             settings = settings.model_copy(
-                update={"router": settings.router.model_copy(update={"router_dir": router_dir})})
+                update={"router": settings.router.model_copy(update={"router_dir": router_dir})}
+            )
         results.append(evaluate(make_backend(backend, settings), examples, args.latency_samples))
-    names = (f"{args.a}" + (f"@{args.a_router_dir.name}" if args.a_router_dir else ""),
-             f"{args.b}" + (f"@{args.b_router_dir.name}" if args.b_router_dir else ""))
+    names = (
+        f"{args.a}" + (f"@{args.a_router_dir.name}" if args.a_router_dir else ""),
+        f"{args.b}" + (f"@{args.b_router_dir.name}" if args.b_router_dir else ""),
+    )
     return results[0], results[1], names
 
 
@@ -193,83 +222,152 @@ def build_parser() -> argparse.ArgumentParser:
 
     prepare = sub.add_parser("prepare", help="fetch/convert the embedded default models (idempotent)")
     prepare.add_argument("--config", type=Path)
-    prepare.add_argument("--quick", action="store_true",
-                         help="fetch the models and train only the quick lexical router (seconds), so the server can "
-                              "start at once and build the BERT router while it serves (`make run` does this)")
+    prepare.add_argument(
+        "--quick",
+        action="store_true",
+        help="fetch the models and train only the quick lexical router (seconds), so the server can "
+        "start at once and build the BERT router while it serves (`make run` does this)",
+    )
     prepare.set_defaults(func=_prepare)
 
     evaluate = sub.add_parser("eval", help="offline evaluation")
     eval_sub = evaluate.add_subparsers(dest="target", required=True)
     router = eval_sub.add_parser("router", help="intent router: accuracy, macro-F1, per intent, latency")
     router.add_argument("--data", type=Path, required=True, help='JSONL of {"text", "intent", "lang"}')
-    router.add_argument("--backend", default="onnx",
-                        help="onnx | onnx-fp32 | onnx-int8 | tensorrt | rules | torch (default onnx)")
+    router.add_argument(
+        "--backend",
+        default="onnx",
+        help="onnx | onnx-fp32 | onnx-int8 | tensorrt | rules | torch (default onnx)",
+    )
     router.add_argument("--compare", help="a second backend on the same data (e.g. onnx-int8)")
     router.add_argument("--json", type=Path, help="write the metrics here")
     router.add_argument("--confusion", type=Path, help="confusion matrix PNG (default: next to --json)")
     router.add_argument("--report", type=Path, help="Markdown report (default: next to --json, .md)")
-    router.add_argument("--errors", type=int, default=10, metavar="N",
-                        help="the N most frequent confusions, with example messages (default 10; 0: none)")
-    router.add_argument("--label-map", type=Path,
-                        help="CSV mapping another label scheme onto the intents (columns source_label|label, "
-                             "target_intent|intent, optional dataset)")
+    router.add_argument(
+        "--errors",
+        type=int,
+        default=10,
+        metavar="N",
+        help="the N most frequent confusions, with example messages (default 10; 0: none)",
+    )
+    router.add_argument(
+        "--label-map",
+        type=Path,
+        help="CSV mapping another label scheme onto the intents (columns source_label|label, "
+        "target_intent|intent, optional dataset)",
+    )
     router.add_argument("--label-field", default="label", help="the JSONL field holding the foreign label")
     router.add_argument("--dataset", help="use only the label-map rows of this dataset")
-    router.add_argument("--by", default="source", metavar="FIELD",
-                        help="break the report down by this JSONL field (default: source; with --label-map, "
-                             "the --label-field gives accuracy per foreign label)")
-    router.add_argument("--router-dir", type=Path, help="a build-router output (default: the embedded router)")
+    router.add_argument(
+        "--by",
+        default="source",
+        metavar="FIELD",
+        help="break the report down by this JSONL field (default: source; with --label-map, "
+        "the --label-field gives accuracy per foreign label)",
+    )
+    router.add_argument(
+        "--router-dir", type=Path, help="a build-router output (default: the embedded router)"
+    )
     router.add_argument("--latency-samples", type=int, default=200)
     router.add_argument("--config", type=Path)
     router.set_defaults(func=_eval_router)
     replies = eval_sub.add_parser(
-        "replies", help="reply set: language, handoff, must_include, canned, repetition, unsupported facts, chrF")
-    replies.add_argument("--data", type=Path, required=True, help="JSONL reply cases (one JSON object per line)")
+        "replies",
+        help="reply set: language, handoff, must_include, canned, repetition, unsupported facts, chrF",
+    )
+    replies.add_argument(
+        "--data", type=Path, required=True, help="JSONL reply cases (one JSON object per line)"
+    )
     replies.add_argument("--url", help="a running server (default: run the pipeline in this process)")
-    replies.add_argument("--variant", help="with --url: pin this engine-pool member (score one build of an A/B pair)")
+    replies.add_argument(
+        "--variant", help="with --url: pin this engine-pool member (score one build of an A/B pair)"
+    )
     replies.add_argument("--json", type=Path, help="write the metrics and per-case results here")
     replies.add_argument("--config", type=Path)
     replies.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (default 1)")
-    replies.add_argument("--results", type=Path,
-                         help="append each scored case here as it finishes (JSONL; default: next to --json)")
+    replies.add_argument(
+        "--results",
+        type=Path,
+        help="append each scored case here as it finishes (JSONL; default: next to --json)",
+    )
     replies.add_argument("--limit", type=int, help="only the first N cases")
-    replies.add_argument("--report", type=Path,
-                         help="Markdown report with PNG plots beside it (default: next to --json, .md)")
-    replies.add_argument("--worst", type=int, default=3, metavar="N",
-                         help="the report lists up to N failed cases per check (default 3)")
-    replies.add_argument("--auto-lang", action="store_true",
-                         help="send lang auto (the server finds the language, as for real traffic) instead of the "
-                              "case's lang")
-    replies.add_argument("--other-domain", choices=("telecom", "ecommerce"),
-                         help='run cases of "domain": "other" as this domain (default: skip them)')
+    replies.add_argument(
+        "--report", type=Path, help="Markdown report with PNG plots beside it (default: next to --json, .md)"
+    )
+    replies.add_argument(
+        "--worst",
+        type=int,
+        default=3,
+        metavar="N",
+        help="the report lists up to N failed cases per check (default 3)",
+    )
+    replies.add_argument(
+        "--auto-lang",
+        action="store_true",
+        help="send lang auto (the server finds the language, as for real traffic) instead of the case's lang",
+    )
+    replies.add_argument(
+        "--other-domain",
+        choices=("telecom", "ecommerce"),
+        help='run cases of "domain": "other" as this domain (default: skip them)',
+    )
     replies.add_argument("--sample", type=int, metavar="N", help="N random cases per language (with --seed)")
-    replies.add_argument("--seed", type=int, default=0, help="seed of --sample and of the judge packet's order")
-    replies.add_argument("--judge-packet", type=Path,
-                         help="write the replies blind (no intent or route) for judging with the reply rubric, "
-                              "and a key beside it (.key.jsonl); score the verdicts with `csreply eval judged`")
+    replies.add_argument(
+        "--seed", type=int, default=0, help="seed of --sample and of the judge packet's order"
+    )
+    replies.add_argument(
+        "--judge-packet",
+        type=Path,
+        help="write the replies blind (no intent or route) for judging with the reply rubric, "
+        "and a key beside it (.key.jsonl); score the verdicts with `csreply eval judged`",
+    )
     replies.set_defaults(func=_eval_replies)
-    judged = eval_sub.add_parser("judged", help="rubric verdicts on a judge packet: acceptable rate, failures per "
-                                                "point, per language and route, judge agreement")
+    judged = eval_sub.add_parser(
+        "judged",
+        help="rubric verdicts on a judge packet: acceptable rate, failures per "
+        "point, per language and route, judge agreement",
+    )
     judged.add_argument("key", type=Path, help="the packet's key file (.key.jsonl)")
-    judged.add_argument("verdicts", type=Path,
-                        help='JSONL of {"id", "acceptable": true|false, "point": 1-6 when not acceptable}')
-    judged.add_argument("second", type=Path, nargs="?", help="a second judge's verdicts: agreement is reported")
+    judged.add_argument(
+        "verdicts",
+        type=Path,
+        help='JSONL of {"id", "acceptable": true|false, "point": 1-6 when not acceptable}',
+    )
+    judged.add_argument(
+        "second", type=Path, nargs="?", help="a second judge's verdicts: agreement is reported"
+    )
     judged.add_argument("--json", type=Path, help="write the table here")
     judged.set_defaults(func=_eval_judged)
-    kb = eval_sub.add_parser("kb", help="knowledge-base retrieval: recall@1/@5, MRR, direct answers, per language")
-    kb.add_argument("--data", type=Path, required=True,
-                    help='JSONL of {"text", "domain", "lang", "entry_ids": [...]} ([] when no entry answers)')
+    kb = eval_sub.add_parser(
+        "kb", help="knowledge-base retrieval: recall@1/@5, MRR, direct answers, per language"
+    )
+    kb.add_argument(
+        "--data",
+        type=Path,
+        required=True,
+        help='JSONL of {"text", "domain", "lang", "entry_ids": [...]} ([] when no entry answers)',
+    )
     kb.add_argument("--json", type=Path, help="write the metrics here")
     kb.add_argument("--lexical", action="store_true", help="without the router's sentence vectors")
-    kb.add_argument("--misses", type=int, default=0, metavar="N", help="print N messages whose first hit is wrong")
+    kb.add_argument(
+        "--misses", type=int, default=0, metavar="N", help="print N messages whose first hit is wrong"
+    )
     kb.add_argument("--config", type=Path)
     kb.set_defaults(func=_eval_kb)
-    bank = eval_sub.add_parser("bank", help="reply selection: the bank reply chosen for each message, per language")
-    bank.add_argument("--data", type=Path, required=True,
-                      help='JSONL of {"text", "domain", "lang", "reply_ids": [...]} ([] when no reply fits)')
+    bank = eval_sub.add_parser(
+        "bank", help="reply selection: the bank reply chosen for each message, per language"
+    )
+    bank.add_argument(
+        "--data",
+        type=Path,
+        required=True,
+        help='JSONL of {"text", "domain", "lang", "reply_ids": [...]} ([] when no reply fits)',
+    )
     bank.add_argument("--json", type=Path, help="write the metrics here")
     bank.add_argument("--lexical", action="store_true", help="without the router's sentence vectors")
-    bank.add_argument("--misses", type=int, default=0, metavar="N", help="print N messages whose first pick is wrong")
+    bank.add_argument(
+        "--misses", type=int, default=0, metavar="N", help="print N messages whose first pick is wrong"
+    )
     bank.add_argument("--config", type=Path)
     bank.set_defaults(func=_eval_bank)
     add_compare_parser(eval_sub)
@@ -288,11 +386,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_compare_parser(eval_sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     gate = eval_sub.add_parser(
-        "compare", help="two configurations on the same data; exit 1 when B is worse than A beyond a threshold")
+        "compare",
+        help="two configurations on the same data; exit 1 when B is worse than A beyond a threshold",
+    )
     what = gate.add_subparsers(dest="what", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--threshold", type=float, default=0.5,
-                        help="largest allowed drop of any metric, in points (default 0.5)")
+    common.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="largest allowed drop of any metric, in points (default 0.5)",
+    )
     common.add_argument("--json", type=Path, help="write the comparison here")
     common.add_argument("--report", type=Path, help="write a Markdown report here")
     files = what.add_parser("files", parents=[common], help="two saved `--json` results of csreply eval")
@@ -303,7 +407,9 @@ def add_compare_parser(eval_sub: argparse._SubParsersAction) -> None:  # type: i
     router.add_argument("--data", type=Path, required=True, help='JSONL of {"text", "intent", "lang"}')
     router.add_argument("--a", default="onnx-fp32", help="reference backend (default onnx-fp32)")
     router.add_argument("--b", default="onnx-int8", help="candidate backend (default onnx-int8)")
-    router.add_argument("--a-router-dir", type=Path, help="build-router output for A (default: the embedded one)")
+    router.add_argument(
+        "--a-router-dir", type=Path, help="build-router output for A (default: the embedded one)"
+    )
     router.add_argument("--b-router-dir", type=Path, help="build-router output for B")
     router.add_argument("--latency-samples", type=int, default=50)
     router.add_argument("--config", type=Path)

@@ -97,7 +97,11 @@ class CompletionService:
         async with aclosing(self.generator.generate(request)) as chunks:
             async for chunk in chunks:
                 yield ChoiceEvent(
-                    index, chunk.text, chunk.finish_reason, chunk.prompt_tokens or 0, chunk.completion_tokens or 0
+                    index,
+                    chunk.text,
+                    chunk.finish_reason,
+                    chunk.prompt_tokens or 0,
+                    chunk.completion_tokens or 0,
                 )
 
 
@@ -105,7 +109,9 @@ class ChoiceStream:
     """The primed event stream of one completion. `aclose` is idempotent and always aborts what is still
     running and frees the admission slot, even when iteration never started (a client gone early)."""
 
-    def __init__(self, first: ChoiceEvent, rest: AsyncGenerator[ChoiceEvent, None], on_close: Callable[[], None]):
+    def __init__(
+        self, first: ChoiceEvent, rest: AsyncGenerator[ChoiceEvent, None], on_close: Callable[[], None]
+    ):
         self._first: ChoiceEvent | None = first
         self._rest = rest
         self._on_close = on_close

@@ -41,15 +41,22 @@ class ServerSettings(_Section):
     port: int = Field(8000, ge=1, le=65535)
     max_body_bytes: int = Field(1_000_000, ge=1024, description="larger request bodies get 413")
     sse_ping_seconds: float = Field(15.0, gt=0)
-    keep_alive_s: float = Field(75.0, gt=0, description="idle keep-alive connections close after this; keep it "
-                                "above the idle timeout of the load balancer in front")
+    keep_alive_s: float = Field(
+        75.0,
+        gt=0,
+        description="idle keep-alive connections close after this; keep it "
+        "above the idle timeout of the load balancer in front",
+    )
     request_timeout_s: float = Field(120.0, gt=0, description="deadline of a generating request (default)")
-    max_request_timeout_s: float = Field(600.0, gt=0, description="cap on a request's x-csreply-timeout header")
+    max_request_timeout_s: float = Field(
+        600.0, gt=0, description="cap on a request's x-csreply-timeout header"
+    )
     drain_timeout_s: float = Field(30.0, ge=0, description="on SIGTERM: how long open streams may finish")
     api_keys: list[str] = Field(default_factory=list, description="Bearer keys; empty = no authentication")
     api_keys_env: str | None = Field(None, description="environment variable with comma-separated keys")
-    public_paths: list[str] = Field(["/health", "/ready", "/metrics"],
-                                    description="paths served without a key when api_keys are set")
+    public_paths: list[str] = Field(
+        ["/health", "/ready", "/metrics"], description="paths served without a key when api_keys are set"
+    )
     cors_origins: list[str] = Field(default_factory=list, description="origins allowed by CORS; empty = none")
     docs: bool = Field(True, description="serve /docs (assets bundled, no CDN) and /openapi.json")
 
@@ -72,14 +79,19 @@ class AdmissionSettings(_Section):
 
 class GeneratorSettings(_Section):
     backend: Literal["hf", "trtllm"] = "hf"
-    trtllm_preset: Path | None = Field(None, description="build_configs/llm/*.yaml, required for backend trtllm")
+    trtllm_preset: Path | None = Field(
+        None, description="build_configs/llm/*.yaml, required for backend trtllm"
+    )
     model_dir: Path | None = Field(None, description="HF model directory; default: the embedded SmolLM2")
     model_name: str = "smollm2-135m-instruct"
     # The embedded SmolLM2-135M declares none: judged on real customer messages, its replies were acceptable
     # 1 time in 12, with invented facts, so /v1/reply answers from the knowledge base, the reply bank and the
     # reviewed texts. A production model (Llama 3.1, Qwen 2.5: their presets say en, zh) writes the replies.
-    languages: tuple[str, ...] = Field((), description="languages this model writes customer replies well in "
-                                       "(/v1/reply generates only in these)")
+    languages: tuple[str, ...] = Field(
+        (),
+        description="languages this model writes customer replies well in "
+        "(/v1/reply generates only in these)",
+    )
     device: str = Field("auto", description="'auto', 'cpu', 'cuda' or 'cuda:N'")
     dtype: Literal["float32", "bfloat16", "float16", "auto"] = "float32"
     attn_implementation: str = "sdpa"
@@ -96,7 +108,9 @@ class GeneratorSettings(_Section):
     warmup: bool = True
     # Decoding guards (issue 9): the generator's defaults, used when a request leaves a guard at its
     # neutral value. Chosen by measurement on the reply set (docs/evaluation.md).
-    repetition_penalty: float = Field(1.1, gt=0, description="1.0 = off; > 1 discourages tokens already in the reply")
+    repetition_penalty: float = Field(
+        1.1, gt=0, description="1.0 = off; > 1 discourages tokens already in the reply"
+    )
     presence_penalty: float = Field(0.0, ge=-2, le=2)
     frequency_penalty: float = Field(0.0, ge=-2, le=2)
     no_repeat_ngram_size: int = Field(4, ge=0, description="0 = off; bans repeating any n-gram of the reply")
@@ -129,11 +143,18 @@ class MemberSettings(_Section):
     max_connections: int = Field(512, ge=1)
     health_interval_s: float = Field(5.0, gt=0)
     max_model_len: int = Field(8192, ge=128, description="backend openai: the remote context length")
-    tokenizer_dir: Path | None = Field(None, description="backend openai: HF tokenizer for exact token counts")
-    prefill: bool = Field(False, description="backend openai: the servers continue a final assistant message "
-                          "(continue_final_message, as vLLM and TGI accept); off: the reply's opening is given "
-                          "to the model as an instruction instead")
-    failures_to_open: int = Field(3, ge=1, description="failures before the first token that open the breaker")
+    tokenizer_dir: Path | None = Field(
+        None, description="backend openai: HF tokenizer for exact token counts"
+    )
+    prefill: bool = Field(
+        False,
+        description="backend openai: the servers continue a final assistant message "
+        "(continue_final_message, as vLLM and TGI accept); off: the reply's opening is given "
+        "to the model as an instruction instead",
+    )
+    failures_to_open: int = Field(
+        3, ge=1, description="failures before the first token that open the breaker"
+    )
     cooldown_s: float = Field(10.0, gt=0, description="open breaker: wait this long before a probe")
 
     @model_validator(mode="after")
@@ -147,28 +168,41 @@ class MemberSettings(_Section):
                 raise ValueError(f"generators[{self.name}]: backend openai needs model")
             for url in self.base_urls:
                 if not url.startswith(("http://", "https://")):
-                    raise ValueError(f"generators[{self.name}]: base url {url!r} must start with http:// or https://")
+                    raise ValueError(
+                        f"generators[{self.name}]: base url {url!r} must start with http:// or https://"
+                    )
         return self
 
 
 class RouterSettings(_Section):
     backend: Literal["onnx", "tensorrt", "rules"] = "onnx"
     router_dir: Path | None = Field(None, description="a build-router output; default <cache>/router/default")
-    variant: Literal["auto", "fp32", "int8"] = Field("auto", description="onnx file; auto = the build's choice")
+    variant: Literal["auto", "fp32", "int8"] = Field(
+        "auto", description="onnx file; auto = the build's choice"
+    )
     device: str = "cpu"
     threads: int | None = Field(None, ge=1, description="ONNX Runtime intra-op threads; default: all cores")
-    spin_wait: bool = Field(False, description="ONNX Runtime threads spin-wait between runs (lower latency on "
-                                               "idle cores, about twice the CPU per classification)")
+    spin_wait: bool = Field(
+        False,
+        description="ONNX Runtime threads spin-wait between runs (lower latency on "
+        "idle cores, about twice the CPU per classification)",
+    )
     max_batch_size: int = Field(32, ge=1, le=256)
     max_wait_ms: float = Field(1.0, ge=0, le=100)
     min_confidence: float | None = Field(None, ge=0, le=1, description="override the build's threshold")
     min_margin: float | None = Field(None, ge=0, le=1)
     max_texts_per_request: int = Field(64, ge=1, le=1024)
-    build_in_background: bool = Field(False, description="build the default router in a child process while serving "
-                                      "(with the quick lexical router, or a stale build) and swap it in when done; "
-                                      "`make run` turns it on")
-    build_command: list[str] | None = Field(None, description="the build's command line (default: python -m "
-                                            "checkpoints build-router build_configs/router/default.yaml)")
+    build_in_background: bool = Field(
+        False,
+        description="build the default router in a child process while serving "
+        "(with the quick lexical router, or a stale build) and swap it in when done; "
+        "`make run` turns it on",
+    )
+    build_command: list[str] | None = Field(
+        None,
+        description="the build's command line (default: python -m "
+        "checkpoints build-router build_configs/router/default.yaml)",
+    )
     breaker_failures: int = Field(3, ge=1, description="consecutive failures that open the circuit breaker")
     breaker_cooldown_s: float = Field(30.0, gt=0)
 
@@ -189,7 +223,9 @@ class CacheSettings(_Section):
 
 
 class ReplySettings(_Section):
-    max_tokens: int = Field(96, ge=1, description="reply length for generated replies (a chat reply is 2-4 sentences)")
+    max_tokens: int = Field(
+        96, ge=1, description="reply length for generated replies (a chat reply is 2-4 sentences)"
+    )
     temperature: float = Field(0.0, ge=0, le=2, description="0 = greedy (cacheable, reproducible)")
     max_message_chars: int = Field(4000, ge=1)
     max_history_turns: int = Field(50, ge=0)
@@ -197,22 +233,34 @@ class ReplySettings(_Section):
     # Loop guard (issue 9): replies end at a sentence boundary when they repeat themselves or reach this.
     suggest_max_tokens: int = Field(80, ge=1, description="length of each /v1/suggest suggestion")
     max_sentences: int = Field(5, ge=1, description="a generated reply ends after this many sentences")
-    loop_guard: bool = Field(True, description="off: stream the engine's text as is (no repeat/sentence checks)")
-    fact_lead: bool = Field(True, description="a generated reply opens with the intent's `lead` sentence (the customer "
-                            "facts that answer it, from the prompt library) and the model continues after it")
+    loop_guard: bool = Field(
+        True, description="off: stream the engine's text as is (no repeat/sentence checks)"
+    )
+    fact_lead: bool = Field(
+        True,
+        description="a generated reply opens with the intent's `lead` sentence (the customer "
+        "facts that answer it, from the prompt library) and the model continues after it",
+    )
     default_language: dict[Literal["telecom", "ecommerce"], Literal["en", "zh"]] = Field(
         default_factory=lambda: {"telecom": "en", "ecommerce": "en"},  # type: ignore[arg-type,return-value]
         description="per domain: the reply language for a message that shows none (an order number, 'ok', an "
-                    "emoji) when the conversation has none either; set it to your customers' language")
+        "emoji) when the conversation has none either; set it to your customers' language",
+    )
     select_min_score: dict[Literal["en", "zh"], float] = Field(
         default_factory=lambda: {"en": 0.45, "zh": 0.55},  # type: ignore[arg-type,return-value]
         description="per language: a reply-bank reply is selected for the message at or above this match score "
-                    "(else the knowledge base, a template, a clarifying question or the LLM); judged on real messages, "
-                    "Chinese picks below 0.55 were right less often than the general acknowledgement")
-    reply_bank: bool = Field(True, description="select reply-bank replies for messages (off: per-intent templates, "
-                             "canned texts and generated replies only)")
+        "(else the knowledge base, a template, a clarifying question or the LLM); judged on real messages, "
+        "Chinese picks below 0.55 were right less often than the general acknowledgement",
+    )
+    reply_bank: bool = Field(
+        True,
+        description="select reply-bank replies for messages (off: per-intent templates, "
+        "canned texts and generated replies only)",
+    )
     selected_over_llm: tuple[Literal["en", "zh"], ...] = Field(
-        ("en", "zh"), description="languages in which a selected bank reply is sent instead of a generated one")
+        ("en", "zh"),
+        description="languages in which a selected bank reply is sent instead of a generated one",
+    )
 
     @model_validator(mode="after")
     def _languages(self) -> ReplySettings:
@@ -226,14 +274,21 @@ class ReplySettings(_Section):
 class KnowledgeSettings(_Section):
     enabled: bool = True
     path: Path | None = Field(None, description="knowledge base folder; default: the project's knowledge/")
-    answer_min_score: float = Field(0.65, ge=0, le=1, description="a hit at or above this answers the message "
-                                    "directly (knowledge route)")
-    passage_min_score: float = Field(0.45, ge=0, le=1, description="hits at or above this go into the LLM's "
-                                     "prompt as reference")
+    answer_min_score: float = Field(
+        0.65, ge=0, le=1, description="a hit at or above this answers the message directly (knowledge route)"
+    )
+    passage_min_score: float = Field(
+        0.45, ge=0, le=1, description="hits at or above this go into the LLM's prompt as reference"
+    )
     passages: int = Field(3, ge=0, le=10, description="at most this many passages in a prompt")
-    history_turns: int = Field(1, ge=0, le=5, description="the customer's previous messages added to the query")
-    vectors_dir: Path | None = Field(None, description="cache of the sentence vectors of the knowledge base and the "
-                                     "reply bank (keyed by content); default <cache_dir>/vectors")
+    history_turns: int = Field(
+        1, ge=0, le=5, description="the customer's previous messages added to the query"
+    )
+    vectors_dir: Path | None = Field(
+        None,
+        description="cache of the sentence vectors of the knowledge base and the "
+        "reply bank (keyed by content); default <cache_dir>/vectors",
+    )
 
 
 InboxReason = Literal["uncertain", "handoff", "out_of_scope", "low_confidence"]
@@ -245,9 +300,12 @@ class FeedbackInboxSettings(_Section):
 
     enabled: bool = False
     backend: Literal["file", "redis"] = "file"
-    record: list[InboxReason] = Field(["uncertain", "handoff"], min_length=1,
-                                      description="which messages to keep")
-    low_confidence_below: float = Field(0.7, gt=0, le=1, description="record low_confidence: confident, but below this")
+    record: list[InboxReason] = Field(
+        ["uncertain", "handoff"], min_length=1, description="which messages to keep"
+    )
+    low_confidence_below: float = Field(
+        0.7, gt=0, le=1, description="record low_confidence: confident, but below this"
+    )
     sample_rate: float = Field(1.0, ge=0, le=1, description="share of the matching messages kept")
     path: Path | None = Field(None, description="file backend; default <cache_dir>/inbox/router.jsonl")
     max_mb: float = Field(50.0, gt=0, description="file backend: rotate past this size")
@@ -256,8 +314,11 @@ class FeedbackInboxSettings(_Section):
     key: str = Field("csreply:inbox:router", min_length=1, description="redis backend: the list's key")
     max_rows: int = Field(100_000, ge=1, description="redis backend: the list keeps the newest this many")
     queue_size: int = Field(1000, ge=1, description="rows waiting to be written; beyond, rows are dropped")
-    session_salt_env: str | None = Field(None, description="environment variable with the salt of session "
-                                         "hashes (share it across replicas); default: random per process")
+    session_salt_env: str | None = Field(
+        None,
+        description="environment variable with the salt of session "
+        "hashes (share it across replicas); default: random per process",
+    )
 
 
 class LoggingSettings(_Section):

@@ -10,7 +10,14 @@ from dataclasses import dataclass, field, replace
 
 from serve.acts import Act, detect_act, given_references
 from serve.config import ReplySettings
-from serve.followup import FOLLOWUP_OVERRIDABLE, FOLLOWUP_RECHECK_BELOW, carry_over, is_followup, is_nudge, script_lang
+from serve.followup import (
+    FOLLOWUP_OVERRIDABLE,
+    FOLLOWUP_RECHECK_BELOW,
+    carry_over,
+    is_followup,
+    is_nudge,
+    script_lang,
+)
 from serve.generation.base import ChatMessage
 from serve.reply_events import Lang, ReplyRequest, RouteDecision
 from serve.router.base import IntentClassifier, IntentResult
@@ -26,12 +33,15 @@ class Reading:
     last_reply: str | None  # the last assistant turn, if any
     last_route: str | None  # the route of that turn, when the session knows it
     router_ms: float
-    given: dict[str, str] = field(default_factory=dict)  # numbers the customer already wrote (acts.given_references)
+    given: dict[str, str] = field(
+        default_factory=dict
+    )  # numbers the customer already wrote (acts.given_references)
 
 
 class ConversationReader:
-    def __init__(self, router: IntentClassifier, sessions: SessionStore, settings: ReplySettings,
-                 max_turns: int) -> None:
+    def __init__(
+        self, router: IntentClassifier, sessions: SessionStore, settings: ReplySettings, max_turns: int
+    ) -> None:
         self.router = router
         self.sessions = sessions
         self.settings = settings
@@ -41,14 +51,18 @@ class ConversationReader:
         """The session (new if unknown) and the history: the request's own, else the session's turns."""
         session = None
         if request.session_id is not None:
-            session = await self.sessions.get(request.session_id) or Session(request.session_id, request.domain)
+            session = await self.sessions.get(request.session_id) or Session(
+                request.session_id, request.domain
+            )
         if request.history or session is None:
             return session, request.history
-        return session, tuple(ChatMessage("user" if t.role == "user" else "assistant", t.content)
-                              for t in session.turns)
+        return session, tuple(
+            ChatMessage("user" if t.role == "user" else "assistant", t.content) for t in session.turns
+        )
 
-    async def read(self, request: ReplyRequest, session: Session | None,
-                   history: tuple[ChatMessage, ...]) -> Reading:
+    async def read(
+        self, request: ReplyRequest, session: Session | None, history: tuple[ChatMessage, ...]
+    ) -> Reading:
         started = time.perf_counter()
         [intent] = await self.router.classify([request.message], top_k=5)
         act = detect_act(request.message)
@@ -60,21 +74,32 @@ class ConversationReader:
         else:
             intent = await self._follow(intent, request.message, topic, recent)
         last_reply = next((m.content for m in reversed(history) if m.role == "assistant"), None)
-        last_route = next((t.route for t in reversed(session.turns) if t.role == "assistant"), None) \
-            if session is not None else None
+        last_route = (
+            next((t.route for t in reversed(session.turns) if t.role == "assistant"), None)
+            if session is not None
+            else None
+        )
         lang = self._language(request, intent, session, history)
         given = given_references([*(m.content for m in history if m.role == "user"), request.message])
-        return Reading(intent, act, topic, lang, last_reply, last_route, (time.perf_counter() - started) * 1000,
-                       given)
+        return Reading(
+            intent, act, topic, lang, last_reply, last_route, (time.perf_counter() - started) * 1000, given
+        )
 
-    async def _follow(self, intent: IntentResult, message: str, topic: str | None,
-                      recent: str | None) -> IntentResult:
+    async def _follow(
+        self, intent: IntentResult, message: str, topic: str | None, recent: str | None
+    ) -> IntentResult:
         """Keep the conversation's intent for a message that leans on it: a nudge always; an unsure reading
         when the topic is among its top candidates; a follow-up read together with the previous turns."""
         followup = is_followup(message)
         nudge = is_nudge(message)
-        if not (intent.uncertain or nudge or (followup and (intent.label in FOLLOWUP_OVERRIDABLE
-                                                            or intent.confidence < FOLLOWUP_RECHECK_BELOW))):
+        if not (
+            intent.uncertain
+            or nudge
+            or (
+                followup
+                and (intent.label in FOLLOWUP_OVERRIDABLE or intent.confidence < FOLLOWUP_RECHECK_BELOW)
+            )
+        ):
             return intent
         if topic is None:
             return intent
@@ -86,12 +111,16 @@ class ConversationReader:
         if recent is not None:
             [joint] = await self.router.classify([f"{recent}\n{message}"], top_k=5)
             if joint.label == topic and not joint.uncertain:
-                return replace(joint, uncertain=False, uncertain_reason="carried_over", embedding=intent.embedding)
+                return replace(
+                    joint, uncertain=False, uncertain_reason="carried_over", embedding=intent.embedding
+                )
         if script_lang(message) is None:  # nothing to classify on its own
             return replace(intent, label=topic, uncertain=False, uncertain_reason="carried_over")
         return intent
 
-    async def _topic(self, session: Session | None, history: tuple[ChatMessage, ...]) -> tuple[str | None, str | None]:
+    async def _topic(
+        self, session: Session | None, history: tuple[ChatMessage, ...]
+    ) -> tuple[str | None, str | None]:
         """The conversation's last confident intent (from the session, else by classifying the history's
         customer messages) and those messages (up to three: a follow-up of a follow-up needs the turn that
         named the problem)."""
@@ -104,8 +133,13 @@ class ConversationReader:
         [previous] = await self.router.classify([recent], top_k=1)
         return (None if previous.uncertain else previous.label), recent
 
-    def _language(self, request: ReplyRequest, intent: IntentResult, session: Session | None,
-                  history: tuple[ChatMessage, ...]) -> Lang:
+    def _language(
+        self,
+        request: ReplyRequest,
+        intent: IntentResult,
+        session: Session | None,
+        history: tuple[ChatMessage, ...],
+    ) -> Lang:
         """The request's language; on auto, the message's; for a message that shows none (an order number,
         "ok", an emoji), the conversation's, else the deployment's default for the domain."""
         if request.lang != "auto":
@@ -120,8 +154,15 @@ class ConversationReader:
                 return lang  # type: ignore[return-value]
         return self.settings.default_language[request.domain]
 
-    async def remember(self, session: Session | None, request: ReplyRequest, reading: Reading,
-                       decision: RouteDecision, reply: str, variant: str | None = None) -> None:
+    async def remember(
+        self,
+        session: Session | None,
+        request: ReplyRequest,
+        reading: Reading,
+        decision: RouteDecision,
+        reply: str,
+        variant: str | None = None,
+    ) -> None:
         if session is None:
             return
         intent = reading.intent
@@ -132,7 +173,9 @@ class ConversationReader:
         session.add(Turn("user", request.message, intent.label, decision.route), self.max_turns)
         session.add(Turn("assistant", reply, intent.label, decision.route), self.max_turns)
         # turns the router could not read and nothing specific answered: after a few, a person takes over
-        unanswered = decision.route == "clarify" or (intent.uncertain and decision.reason == "general_acknowledgement")
+        unanswered = decision.route == "clarify" or (
+            intent.uncertain and decision.reason == "general_acknowledgement"
+        )
         session.uncertain_streak = session.uncertain_streak + 1 if unanswered else 0
         if not intent.uncertain and reading.act is None:
             session.last_intent = intent.label

@@ -30,8 +30,15 @@ MIN_COMPUTE_CAPABILITY = 8.0
 # name -> (compute capability, memory GiB of the smallest variant we plan for). "any" is the smoke-test
 # target: the oldest architecture TensorRT-LLM 1.x supports (Ampere) with the least memory we plan for.
 GPUS: dict[str, tuple[float, int]] = {
-    "B200": (10.0, 180), "H200": (9.0, 141), "H100": (9.0, 80), "L40S": (8.9, 48), "L4": (8.9, 24),
-    "A100": (8.0, 40), "A10G": (8.6, 24), "A10": (8.6, 24), "any": (8.0, 16),
+    "B200": (10.0, 180),
+    "H200": (9.0, 141),
+    "H100": (9.0, 80),
+    "L40S": (8.9, 48),
+    "L4": (8.9, 24),
+    "A100": (8.0, 40),
+    "A10G": (8.6, 24),
+    "A10": (8.6, 24),
+    "any": (8.0, 16),
 }
 # Named so that a preset naming one gets a reason rather than "unknown GPU".
 UNSUPPORTED_GPUS: dict[str, float] = {"T4": 7.5, "V100": 7.0, "P100": 6.0, "P4": 6.1, "RTX6000": 7.5}
@@ -65,8 +72,15 @@ class EngineLayout:
     serve_dir: Path  # what the LLM class loads: the engine dir, the HF dir or the quantised HF export
 
     @classmethod
-    def of(cls, name: str, flow: Literal["engine", "pytorch"], hf_path: Path, quantized: bool,
-           output_dir: str | None, cache_dir: Path) -> EngineLayout:
+    def of(
+        cls,
+        name: str,
+        flow: Literal["engine", "pytorch"],
+        hf_path: Path,
+        quantized: bool,
+        output_dir: str | None,
+        cache_dir: Path,
+    ) -> EngineLayout:
         out = Path(output_dir).expanduser() if output_dir else cache_dir / "engines" / name
         if flow == "engine":
             return cls(out, flow, out / "checkpoint", out / "engine")
@@ -114,33 +128,53 @@ class EngineManifest(BaseModel):
         try:
             return cls.model_validate_json(path.read_text())
         except ValueError as exc:
-            raise EngineMismatch(f"{path} is not a manifest this version can read ({exc}); rebuild the engine") from exc
+            raise EngineMismatch(
+                f"{path} is not a manifest this version can read ({exc}); rebuild the engine"
+            ) from exc
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.model_dump_json(indent=2) + "\n")
 
 
-def check_engine(manifest: EngineManifest, trtllm_version: str, trt_version: str | None, capability: str,
-                 engine_config_version: str | None, visible_gpus: int | None = None) -> None:
+def check_engine(
+    manifest: EngineManifest,
+    trtllm_version: str,
+    trt_version: str | None,
+    capability: str,
+    engine_config_version: str | None,
+    visible_gpus: int | None = None,
+) -> None:
     """Raise EngineMismatch naming each difference and the command that rebuilds the engine."""
     problems = []
     if manifest.tensorrt_llm_version != trtllm_version:
-        problems.append(f"TensorRT-LLM {manifest.tensorrt_llm_version} built it, this process has {trtllm_version}")
+        problems.append(
+            f"TensorRT-LLM {manifest.tensorrt_llm_version} built it, this process has {trtllm_version}"
+        )
     if manifest.tensorrt_version and trt_version and manifest.tensorrt_version != trt_version:
         problems.append(f"TensorRT {manifest.tensorrt_version} built it, this process has {trt_version}")
     if manifest.compute_capability != capability:
-        problems.append(f"it was built on {manifest.gpu_name} (compute capability {manifest.compute_capability}), "
-                        f"this GPU is compute capability {capability}")
-    if engine_config_version is not None and manifest.engine_config_version not in (None, engine_config_version):
-        problems.append(f"its config.json now says version {engine_config_version}, the manifest "
-                        f"{manifest.engine_config_version}: the engine directory was replaced")
+        problems.append(
+            f"it was built on {manifest.gpu_name} (compute capability {manifest.compute_capability}), "
+            f"this GPU is compute capability {capability}"
+        )
+    if engine_config_version is not None and manifest.engine_config_version not in (
+        None,
+        engine_config_version,
+    ):
+        problems.append(
+            f"its config.json now says version {engine_config_version}, the manifest "
+            f"{manifest.engine_config_version}: the engine directory was replaced"
+        )
     world = manifest.tp_size * manifest.pp_size
     if visible_gpus is not None and visible_gpus < world:
-        problems.append(f"it runs on {world} GPUs (tp {manifest.tp_size} x pp {manifest.pp_size}), "
-                        f"this host shows {visible_gpus}")
+        problems.append(
+            f"it runs on {world} GPUs (tp {manifest.tp_size} x pp {manifest.pp_size}), "
+            f"this host shows {visible_gpus}"
+        )
     if problems:
         raise EngineMismatch(
-            "TensorRT-LLM engine does not match this machine: " + "; ".join(problems)
+            "TensorRT-LLM engine does not match this machine: "
+            + "; ".join(problems)
             + f". Rebuild it here: python -m checkpoints build-llm build_configs/llm/{manifest.preset}.yaml"
         )

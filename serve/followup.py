@@ -17,8 +17,22 @@ _EN_CUES = frozenset(
     "same tried done didnt didn't doesnt doesn't nothing anything else then so and but also too one".split()
 )
 # Strong cues lean on the previous turns wherever they stand; weak ones only in a very short message.
-_ZH_STRONG = ("已经", "怎么办", "什么意思", "哪个", "哪一个", "还是不行", "还是没", "还没好", "试过", "依然", "仍然",
-              "一样", "不行啊", "没用")
+_ZH_STRONG = (
+    "已经",
+    "怎么办",
+    "什么意思",
+    "哪个",
+    "哪一个",
+    "还是不行",
+    "还是没",
+    "还没好",
+    "试过",
+    "依然",
+    "仍然",
+    "一样",
+    "不行啊",
+    "没用",
+)
 _ZH_WEAK = ("那", "这", "呢", "吗", "又", "没", "还", "好的", "然后", "嗯")
 MAX_FOLLOWUP_WORDS = 12
 MAX_FOLLOWUP_HANZI = 16
@@ -53,14 +67,16 @@ def is_followup(text: str) -> bool:
             return True
         return cjk <= MAX_FOLLOWUP_HANZI and any(cue in stripped for cue in _ZH_STRONG)
     words = [w.lower() for w in _WORD.findall(stripped)]
-    return len(words) <= MAX_FOLLOWUP_WORDS and any(w.replace("'", "") in _EN_CUES or w in _EN_CUES for w in words)
+    return len(words) <= MAX_FOLLOWUP_WORDS and any(
+        w.replace("'", "") in _EN_CUES or w in _EN_CUES for w in words
+    )
 
 
 # Nudges: a customer chasing the conversation ("any update?", "还在吗", "结果呢"). On their own they read as
 # order tracking or a greeting; inside a conversation they ask about whatever it is about.
 _NUDGES = frozenset(  # compared without spaces and punctuation, in lower case
-    n.replace(" ", "") for n in
-    "any update|any updates|any news|any progress|any luck|an update|update|update please|updates|news|status|"
+    n.replace(" ", "")
+    for n in "any update|any updates|any news|any progress|any luck|an update|update|update please|updates|news|status|"
     "status update|any update on this|any update on that|any update on it|so|and|well|now what|what now|"
     "anyone there|anybody there|are you there|you there|still there|still waiting|"
     "im still waiting|i am still waiting|following up|just following up|follow up|any answer|"
@@ -93,6 +109,11 @@ def carry_over(intent: IntentResult, previous: str | None) -> IntentResult:
         return intent
     for ranked in intent.ranking[:CARRY_OVER_TOP_K]:
         if ranked.label == previous:
-            return replace(intent, label=ranked.label, confidence=ranked.confidence, uncertain=False,
-                           uncertain_reason="carried_over")
+            return replace(
+                intent,
+                label=ranked.label,
+                confidence=ranked.confidence,
+                uncertain=False,
+                uncertain_reason="carried_over",
+            )
     return intent

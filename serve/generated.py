@@ -47,8 +47,15 @@ class Outcome:
 
 
 class GeneratedReplies:
-    def __init__(self, generator: Generator, library: PromptLibrary, admission: Admission,
-                 cache: ResponseCache | None, cache_policy: CachePolicy, settings: ReplySettings) -> None:
+    def __init__(
+        self,
+        generator: Generator,
+        library: PromptLibrary,
+        admission: Admission,
+        cache: ResponseCache | None,
+        cache_policy: CachePolicy,
+        settings: ReplySettings,
+    ) -> None:
         self.generator = generator
         self.library = library
         self.admission = admission
@@ -56,17 +63,33 @@ class GeneratedReplies:
         self.cache_policy = cache_policy
         self.settings = settings
 
-    async def stream(self, request: ReplyRequest, intent: str, lang: Lang, messages: tuple[ChatMessage, ...],
-                     lead: str, max_tokens: int, variant: str | None, cacheable: bool, outcome: Outcome,
-                     clock: Callable[[], float], knowledge: str = "") -> AsyncGenerator[DeltaEvent | None, None]:
+    async def stream(
+        self,
+        request: ReplyRequest,
+        intent: str,
+        lang: Lang,
+        messages: tuple[ChatMessage, ...],
+        lead: str,
+        max_tokens: int,
+        variant: str | None,
+        cacheable: bool,
+        outcome: Outcome,
+        clock: Callable[[], float],
+        knowledge: str = "",
+    ) -> AsyncGenerator[DeltaEvent | None, None]:
         """None once the reply is sure to stream (a cache hit, or an admission slot: a full server raises before
         it), then the deltas; `outcome` holds the rest when the generator ends. `knowledge`: the version of
         the knowledge base whose passages are in the prompt (part of the cache key)."""
         key = None
         if self.cache is not None and cacheable:
             # Each A/B variant writes its own replies, and the key covers everything else that shapes one.
-            key = cache_key(request.domain, lang, f"{intent}@{variant or ''}", request.message,
-                            self.cache_policy.variant(max_tokens, knowledge))
+            key = cache_key(
+                request.domain,
+                lang,
+                f"{intent}@{variant or ''}",
+                request.message,
+                self.cache_policy.variant(max_tokens, knowledge),
+            )
             hit = await self.cache.get(key)
             if hit is not None:
                 yield None
@@ -81,9 +104,14 @@ class GeneratedReplies:
             yield None
             request_id = f"reply-{secrets.token_hex(8)}"
             generation = GenerationRequest(
-                request_id=request_id, messages=messages, max_new_tokens=max_tokens,
-                temperature=self.settings.temperature, seed=0 if self.settings.temperature > 0 else None,
-                affinity=request.session_id or request_id, variant=variant, prefix=lead,
+                request_id=request_id,
+                messages=messages,
+                max_new_tokens=max_tokens,
+                temperature=self.settings.temperature,
+                seed=0 if self.settings.temperature > 0 else None,
+                affinity=request.session_id or request_id,
+                variant=variant,
+                prefix=lead,
             )
 
             def add(text: str) -> str:
@@ -95,7 +123,9 @@ class GeneratedReplies:
                 parts.append(text)
                 return text
 
-            guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
+            guard = LoopGuard(
+                lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard
+            )
             if lead:  # the facts go first, before the engine has even started
                 guard.seed(lead)
                 yield DeltaEvent(add(lead))
@@ -117,7 +147,9 @@ class GeneratedReplies:
                     raise
                 # Last resort: no generator could start the reply, so the intent's reviewed template answers.
                 logger.error("reply.generator_unavailable fallback=template error=%s", exc.message)
-                yield DeltaEvent(add(self.library.template_reply(request.domain, lang, intent, request.context)))
+                yield DeltaEvent(
+                    add(self.library.template_reply(request.domain, lang, intent, request.context))
+                )
                 outcome.text, outcome.fallback = "".join(parts), "template:generator_unavailable"
                 return
             tail, outcome.finish = guard.finish(final.finish_reason if final else None)
@@ -132,11 +164,24 @@ class GeneratedReplies:
         if key is not None and self.cache is not None and should_store(outcome.finish, outcome.text):
             await self.cache.set(key, outcome.text)
         outcome.variant = final.served_by if final is not None else variant
-        logger.info("reply.done route=llm finish=%s variant=%s completion_tokens=%s", outcome.finish,
-                    outcome.variant, outcome.completion_tokens)
+        logger.info(
+            "reply.done route=llm finish=%s variant=%s completion_tokens=%s",
+            outcome.finish,
+            outcome.variant,
+            outcome.completion_tokens,
+        )
 
-    async def suggestions(self, messages: tuple[ChatMessage, ...], n: int, max_tokens: int, affinity: str | None,
-                          variant: str | None, lang: str, lead: str, outcome: Outcome | None = None) -> list[str]:
+    async def suggestions(
+        self,
+        messages: tuple[ChatMessage, ...],
+        n: int,
+        max_tokens: int,
+        affinity: str | None,
+        variant: str | None,
+        lang: str,
+        lead: str,
+        outcome: Outcome | None = None,
+    ) -> list[str]:
         """Up to `n` distinct suggestions for an agent, generated concurrently through the same engine, as one
         group (`all_or_none`): when one fails, the others are cancelled (aborted in the engine) and its error is
         raised; the admission slot is given back only once every generation has ended. `outcome` gets the counts
@@ -146,8 +191,21 @@ class GeneratedReplies:
         slot = await self.admission.acquire(n, "reply")
         try:
             base = secrets.randbits(30)
-            texts = await all_or_none([self._one(messages, max_tokens, base + i, affinity or f"suggest-{base}",
-                                                 variant, lang, lead, outcome) for i in range(n)])
+            texts = await all_or_none(
+                [
+                    self._one(
+                        messages,
+                        max_tokens,
+                        base + i,
+                        affinity or f"suggest-{base}",
+                        variant,
+                        lang,
+                        lead,
+                        outcome,
+                    )
+                    for i in range(n)
+                ]
+            )
         finally:
             slot.release()
             outcome.queue_ms += slot.queued_s * 1000  # the admission queue, then the longest engine queue
@@ -155,12 +213,29 @@ class GeneratedReplies:
                 outcome.prompt_tokens = prompt_tokens(lambda: self.generator.count_prompt_tokens(messages))
         return list(dict.fromkeys(t.strip() for t in texts if t.strip()))
 
-    async def _one(self, messages: tuple[ChatMessage, ...], max_tokens: int, seed: int, affinity: str,
-                   variant: str | None, lang: str, lead: str, outcome: Outcome) -> str:
+    async def _one(
+        self,
+        messages: tuple[ChatMessage, ...],
+        max_tokens: int,
+        seed: int,
+        affinity: str,
+        variant: str | None,
+        lang: str,
+        lead: str,
+        outcome: Outcome,
+    ) -> str:
         """One suggestion, through the same loop guard as a reply: whole sentences, no repeats."""
-        request = GenerationRequest(f"suggest-{secrets.token_hex(8)}", messages, max_tokens,
-                                    temperature=self.settings.suggest_temperature, top_p=0.95, seed=seed,
-                                    affinity=affinity, variant=variant, prefix=lead)
+        request = GenerationRequest(
+            f"suggest-{secrets.token_hex(8)}",
+            messages,
+            max_tokens,
+            temperature=self.settings.suggest_temperature,
+            top_p=0.95,
+            seed=seed,
+            affinity=affinity,
+            variant=variant,
+            prefix=lead,
+        )
         guard = LoopGuard(lang, max_sentences=self.settings.max_sentences, enabled=self.settings.loop_guard)
         guard.seed(lead)
         parts = []
@@ -204,8 +279,9 @@ def prompt_tokens(count: Callable[[], int]) -> int:
         return 0
 
 
-def count_usage(outcome: Outcome, final: GenerationChunk | None, tokens: int, count_prompt: Callable[[], int]
-                ) -> None:
+def count_usage(
+    outcome: Outcome, final: GenerationChunk | None, tokens: int, count_prompt: Callable[[], int]
+) -> None:
     """A generated reply's usage, however it ended: the engine's counts from the final chunk; else (the loop
     guard, a deadline, the client leaving, an engine error) the tokens the chunks carried, and the prompt."""
     if final is not None:

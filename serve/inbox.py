@@ -112,8 +112,9 @@ class RedisSink:
         await self._redis.aclose()
 
 
-def reason_for(intent: IntentResult, decision: RouteDecision, record: list[InboxReason],
-               low_confidence_below: float) -> InboxReason | None:
+def reason_for(
+    intent: IntentResult, decision: RouteDecision, record: list[InboxReason], low_confidence_below: float
+) -> InboxReason | None:
     """Why this message belongs in the inbox, the first that applies of handoff, uncertain, out_of_scope
     and low_confidence among those configured; None when it does not."""
     applies: list[InboxReason] = []
@@ -133,8 +134,14 @@ def session_hash(session_id: str, salt: bytes) -> str:
 
 
 class FeedbackInbox:
-    def __init__(self, sink: InboxSink, config: FeedbackInboxSettings, metrics: Metrics | None = None,
-                 salt: bytes | None = None, chance: Callable[[], float] = random.random) -> None:
+    def __init__(
+        self,
+        sink: InboxSink,
+        config: FeedbackInboxSettings,
+        metrics: Metrics | None = None,
+        salt: bytes | None = None,
+        chance: Callable[[], float] = random.random,
+    ) -> None:
         self.sink = sink
         self.config = config
         self.metrics = metrics
@@ -150,8 +157,15 @@ class FeedbackInbox:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="feedback-inbox")
 
-    def offer(self, message: str, intent: IntentResult, decision: RouteDecision, lang: str,
-              session: Session | None, history: tuple[ChatMessage, ...]) -> None:
+    def offer(
+        self,
+        message: str,
+        intent: IntentResult,
+        decision: RouteDecision,
+        lang: str,
+        session: Session | None,
+        history: tuple[ChatMessage, ...],
+    ) -> None:
         """Queue this message's row when it matches the configured reasons (and the sample)."""
         try:
             reason = reason_for(intent, decision, self.config.record, self.config.low_confidence_below)
@@ -162,8 +176,16 @@ class FeedbackInbox:
         except Exception:  # noqa: BLE001 - the inbox is a side channel: a reply never fails because of it
             logger.exception("inbox.offer_failed")
 
-    def row(self, message: str, intent: IntentResult, decision: RouteDecision, lang: str, session: Session | None,
-            history: tuple[ChatMessage, ...], reason: InboxReason) -> dict[str, Any]:
+    def row(
+        self,
+        message: str,
+        intent: IntentResult,
+        decision: RouteDecision,
+        lang: str,
+        session: Session | None,
+        history: tuple[ChatMessage, ...],
+        reason: InboxReason,
+    ) -> dict[str, Any]:
         row: dict[str, Any] = {
             "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "text": redact(message),
@@ -246,12 +268,16 @@ def build_inbox(settings: Settings, metrics: Metrics | None = None) -> FeedbackI
     if config.session_salt_env:
         value = os.environ.get(config.session_salt_env)
         if not value:
-            raise ValueError(f"feedback_inbox.session_salt_env names {config.session_salt_env}, which is not set")
+            raise ValueError(
+                f"feedback_inbox.session_salt_env names {config.session_salt_env}, which is not set"
+            )
         salt = value.encode()
     sink: InboxSink
     if config.backend == "redis":
         sink = RedisSink(settings.inbox_redis_url, config.key, config.max_rows)
     else:
         sink = FileSink(settings.inbox_path, int(config.max_mb * 1024 * 1024), config.keep)
-    logger.info("inbox.enabled sink=%s record=%s sample_rate=%s", sink.name, config.record, config.sample_rate)
+    logger.info(
+        "inbox.enabled sink=%s record=%s sample_rate=%s", sink.name, config.record, config.sample_rate
+    )
     return FeedbackInbox(sink, config, metrics, salt)

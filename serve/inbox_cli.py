@@ -25,18 +25,28 @@ def add_parser(sub: Any, load_settings: Callable[[argparse.Namespace], Settings 
     router = sub.add_parser("router", help="router tools: the feedback inbox")
     router_sub = router.add_subparsers(dest="router_command", required=True)
     inbox = router_sub.add_parser(
-        "inbox", help="messages the router was unsure about (or handed off), grouped by predicted intent",
+        "inbox",
+        help="messages the router was unsure about (or handed off), grouped by predicted intent",
         description="Reads the feedback inbox the server writes when feedback_inbox.enabled is true (the file "
-                    "or Redis list of the settings, unless --path or --redis-url/--key say otherwise).")
+        "or Redis list of the settings, unless --path or --redis-url/--key say otherwise).",
+    )
     inbox.add_argument("--config", type=Path, help="the server's YAML settings (also CSREPLY_CONFIG)")
-    inbox.add_argument("--path", type=Path, help="an inbox file (its rotated files NAME.1, NAME.2... are read too)")
+    inbox.add_argument(
+        "--path", type=Path, help="an inbox file (its rotated files NAME.1, NAME.2... are read too)"
+    )
     inbox.add_argument("--redis-url", help="read a Redis inbox at this URL (default: the settings')")
     inbox.add_argument("--key", help="the Redis list's key (default: the settings')")
     inbox.add_argument("--limit", type=int, metavar="N", help="only the newest N rows")
     inbox.add_argument("--reason", choices=get_args(InboxReason), help="only rows recorded for this reason")
-    inbox.add_argument("--examples", type=int, default=3, metavar="K", help="example texts per intent (default 3)")
-    inbox.add_argument("--export", type=Path, metavar="OUT.jsonl",
-                       help="write a labelling file: one row per distinct text, `intent` null for the labeller")
+    inbox.add_argument(
+        "--examples", type=int, default=3, metavar="K", help="example texts per intent (default 3)"
+    )
+    inbox.add_argument(
+        "--export",
+        type=Path,
+        metavar="OUT.jsonl",
+        help="write a labelling file: one row per distinct text, `intent` null for the labeller",
+    )
     inbox.set_defaults(func=partial(run, load_settings=load_settings))
 
 
@@ -54,12 +64,14 @@ def run(args: argparse.Namespace, load_settings: Callable[[argparse.Namespace], 
     if args.reason:
         rows = [r for r in rows if r.get("reason") == args.reason]
     if args.limit is not None:
-        rows = rows[-args.limit:] if args.limit > 0 else []
+        rows = rows[-args.limit :] if args.limit > 0 else []
     print(summary(rows, where, args.examples))
     if args.export:
         written, duplicates = export(rows, args.export)
-        print(f"\nwrote {written} rows to {args.export} ({duplicates} repeated texts left out). Fill in `intent` "
-              "for each row (or delete the row), then add the file to a router build config's data.extra_data.")
+        print(
+            f"\nwrote {written} rows to {args.export} ({duplicates} repeated texts left out). Fill in `intent` "
+            "for each row (or delete the row), then add the file to a router build config's data.extra_data."
+        )
     return 0
 
 
@@ -74,8 +86,10 @@ def read_inbox(args: argparse.Namespace, settings: Settings) -> tuple[list[dict[
     path = args.path or settings.inbox_path
     files = [*rotated_files(path), path] if path.exists() else rotated_files(path)
     if not files:
-        raise FileNotFoundError(f"no inbox file at {path} (the server writes one when feedback_inbox.enabled "
-                                "is true and a message was recorded)")
+        raise FileNotFoundError(
+            f"no inbox file at {path} (the server writes one when feedback_inbox.enabled "
+            "is true and a message was recorded)"
+        )
     lines = [line for f in files for line in f.read_text(encoding="utf-8").splitlines()]
     rows, bad = parse_lines(lines)
     return rows, f"{path}" + (f" and {len(files) - 1} rotated files" if len(files) > 1 else ""), bad
@@ -85,7 +99,7 @@ def rotated_files(path: Path) -> list[Path]:
     """NAME.N ... NAME.1: the rotated files, oldest first."""
     numbered = []
     for candidate in path.parent.glob(f"{path.name}.*"):
-        suffix = candidate.name[len(path.name) + 1:]
+        suffix = candidate.name[len(path.name) + 1 :]
         if suffix.isdigit() and candidate == rotated(path, int(suffix)):
             numbered.append((int(suffix), candidate))
     return [p for _, p in sorted(numbered, reverse=True)]
@@ -125,8 +139,10 @@ def parse_lines(lines: list[str]) -> tuple[list[dict[str, Any]], int]:
 def summary(rows: list[dict[str, Any]], where: str, examples: int) -> str:
     reasons = Counter(str(r.get("reason")) for r in rows)
     distinct = len({text_key(r["text"]) for r in rows})
-    out = [f"{where}: {len(rows)} rows, {distinct} distinct texts"
-           + (": " + ", ".join(f"{reason} {n}" for reason, n in reasons.most_common()) if rows else "")]
+    out = [
+        f"{where}: {len(rows)} rows, {distinct} distinct texts"
+        + (": " + ", ".join(f"{reason} {n}" for reason, n in reasons.most_common()) if rows else "")
+    ]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         groups[str(row.get("predicted"))].append(row)
@@ -135,7 +151,10 @@ def summary(rows: list[dict[str, Any]], where: str, examples: int) -> str:
     out.append(f"\n{'predicted intent':<{width}}  {'rows':>5}" + "".join(f"  {c:>{len(c)}}" for c in columns))
     for predicted, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         by_reason = Counter(str(r.get("reason")) for r in members)
-        out.append(f"{predicted:<{width}}  {len(members):>5}" + "".join(f"  {by_reason[c]:>{len(c)}}" for c in columns))
+        out.append(
+            f"{predicted:<{width}}  {len(members):>5}"
+            + "".join(f"  {by_reason[c]:>{len(c)}}" for c in columns)
+        )
         shown: set[str] = set()
         for row in reversed(members):  # the newest first
             if len(shown) >= examples:
@@ -143,8 +162,10 @@ def summary(rows: list[dict[str, Any]], where: str, examples: int) -> str:
             if text_key(row["text"]) in shown:
                 continue
             shown.add(text_key(row["text"]))
-            out.append(f"    {json.dumps(row['text'], ensure_ascii=False)}  "
-                       f"({row.get('confidence', 0):.2f}, {row.get('reason')}, {row.get('lang')})")
+            out.append(
+                f"    {json.dumps(row['text'], ensure_ascii=False)}  "
+                f"({row.get('confidence', 0):.2f}, {row.get('reason')}, {row.get('lang')})"
+            )
     return "\n".join(out)
 
 

@@ -26,7 +26,9 @@ WEIGHT_BYTES = {"none": 2.0, "fp8": 1.0, "int8_weight_only": 1.0, "int4_awq": 0.
 class ModelSection(_Strict):
     hf_dir: str = Field(description="local HF checkpoint directory (weights, tokenizer, chat template)")
     hf_id: str | None = Field(None, description="where the checkpoint comes from (documentation only)")
-    family: Literal["llama", "qwen"] = Field(description="selects the TensorRT-LLM convert_checkpoint example")
+    family: Literal["llama", "qwen"] = Field(
+        description="selects the TensorRT-LLM convert_checkpoint example"
+    )
     params_b: float = Field(gt=0, description="parameters in billions, for the memory check")
     languages: list[Literal["en", "zh"]] = Field(min_length=1, description="languages the model writes well")
     served_name: str = Field(min_length=1)
@@ -49,7 +51,8 @@ class TargetSection(_Strict):
             raise ValueError(
                 f"{', '.join(f'{g} (compute capability {cc})' for g, cc in too_old.items())}: TensorRT-LLM 1.x "
                 f"needs compute capability >= {MIN_COMPUTE_CAPABILITY} (Ampere or newer); serve these GPUs with "
-                "the hf backend instead")
+                "the hf backend instead"
+            )
         unknown = [g for g in self.gpus if g not in GPUS]
         if unknown:
             raise ValueError(f"unknown GPU {unknown}; known: {sorted(GPUS)}")
@@ -69,14 +72,18 @@ class PrecisionSection(_Strict):
     quantization: Literal["none", "fp8", "int8_weight_only", "int4_awq"] = "none"
     kv_cache_dtype: Literal["auto", "fp8"] = "auto"
     calib_dataset_dir: str | None = Field(
-        None, description="local calibration data for quantize.py (FP8, INT4-AWQ): a datasets directory with a "
-                          "`train` split and a `text` column; without it quantize.py downloads cnn_dailymail")
+        None,
+        description="local calibration data for quantize.py (FP8, INT4-AWQ): a datasets directory with a "
+        "`train` split and a `text` column; without it quantize.py downloads cnn_dailymail",
+    )
 
     @property
     def calib_path(self) -> Path | None:
         import os
 
-        return Path(os.path.expandvars(self.calib_dataset_dir)).expanduser() if self.calib_dataset_dir else None
+        return (
+            Path(os.path.expandvars(self.calib_dataset_dir)).expanduser() if self.calib_dataset_dir else None
+        )
 
 
 class BuildSection(_Strict):
@@ -123,7 +130,8 @@ class LlmBuildConfig(_Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     flow: Literal["engine", "pytorch"] = Field(
         description="engine: checkpoint -> trtllm-build -> _tensorrt_engine.LLM; pytorch: tensorrt_llm.LLM on an "
-                    "HF or ModelOpt checkpoint, no engine build")
+        "HF or ModelOpt checkpoint, no engine build"
+    )
     model: ModelSection
     target: TargetSection
     precision: PrecisionSection
@@ -132,22 +140,34 @@ class LlmBuildConfig(_Strict):
     output_dir: str | None = None  # default <cache>/engines/<name>
 
     def layout(self, cache_dir: Path) -> EngineLayout:
-        return EngineLayout.of(self.name, self.flow, self.model.hf_path,
-                               self.precision.quantization in ("fp8", "int4_awq"), self.output_dir, cache_dir)
+        return EngineLayout.of(
+            self.name,
+            self.flow,
+            self.model.hf_path,
+            self.precision.quantization in ("fp8", "int4_awq"),
+            self.output_dir,
+            cache_dir,
+        )
 
     @model_validator(mode="after")
     def _coherent(self) -> LlmBuildConfig:
         problems = []
         cc = self.target.min_compute_capability
         if (self.precision.quantization == "fp8" or self.precision.kv_cache_dtype == "fp8") and cc < 8.9:
-            problems.append(f"precision: FP8 needs compute capability >= 8.9 (Ada or Hopper), target.gpus go down to {cc}")
+            problems.append(
+                f"precision: FP8 needs compute capability >= 8.9 (Ada or Hopper), target.gpus go down to {cc}"
+            )
         if self.build.max_input_len > self.build.max_seq_len:
-            problems.append(f"build.max_input_len ({self.build.max_input_len}) exceeds build.max_seq_len "
-                            f"({self.build.max_seq_len})")
+            problems.append(
+                f"build.max_input_len ({self.build.max_input_len}) exceeds build.max_seq_len "
+                f"({self.build.max_seq_len})"
+            )
         if not self.runtime.enable_chunked_prefill and self.build.max_num_tokens < self.build.max_input_len:
-            problems.append(f"build.max_num_tokens ({self.build.max_num_tokens}) is below build.max_input_len "
-                            f"({self.build.max_input_len}) and runtime.enable_chunked_prefill is off: long prompts "
-                            "would be rejected")
+            problems.append(
+                f"build.max_num_tokens ({self.build.max_num_tokens}) is below build.max_input_len "
+                f"({self.build.max_input_len}) and runtime.enable_chunked_prefill is off: long prompts "
+                "would be rejected"
+            )
         if self.runtime.kv_cache.enable_block_reuse and not self.build.use_paged_context_fmha:
             problems.append("runtime.kv_cache.enable_block_reuse needs build.use_paged_context_fmha: true")
         if self.build.use_fp8_context_fmha and self.precision.quantization != "fp8":
@@ -155,24 +175,33 @@ class LlmBuildConfig(_Strict):
         if self.build.gemm_plugin == "fp8" and self.precision.quantization != "fp8":
             problems.append("build.gemm_plugin: fp8 applies only with precision.quantization: fp8")
         if self.precision.quantization in ("fp8", "int4_awq") and not self.precision.calib_dataset_dir:
-            problems.append("precision.calib_dataset_dir: quantize.py calibrates on data; without a local directory it "
-                            "downloads cnn_dailymail from the Hugging Face hub, which build hosts often cannot reach")
+            problems.append(
+                "precision.calib_dataset_dir: quantize.py calibrates on data; without a local directory it "
+                "downloads cnn_dailymail from the Hugging Face hub, which build hosts often cannot reach"
+            )
         if self.precision.calib_dataset_dir and self.precision.quantization not in ("fp8", "int4_awq"):
-            problems.append("precision.calib_dataset_dir applies only to quantize.py (quantization fp8 or int4_awq)")
+            problems.append(
+                "precision.calib_dataset_dir applies only to quantize.py (quantization fp8 or int4_awq)"
+            )
         if self.target.gpu_count != self.build.tp_size * self.build.pp_size:
-            problems.append(f"target.gpu_count ({self.target.gpu_count}) must equal build.tp_size x build.pp_size "
-                            f"({self.build.tp_size} x {self.build.pp_size})")
+            problems.append(
+                f"target.gpu_count ({self.target.gpu_count}) must equal build.tp_size x build.pp_size "
+                f"({self.build.tp_size} x {self.build.pp_size})"
+            )
         if self.build.workers > self.build.tp_size * self.build.pp_size:
             problems.append("build.workers exceeds the number of engine ranks (tp_size x pp_size)")
         if self.flow == "pytorch" and self.precision.quantization in ("int8_weight_only",):
-            problems.append("flow: pytorch serves HF or ModelOpt checkpoints; INT8 weight-only needs flow: engine")
+            problems.append(
+                "flow: pytorch serves HF or ModelOpt checkpoints; INT8 weight-only needs flow: engine"
+            )
         weights_gib = self.model.params_b * WEIGHT_BYTES[self.precision.quantization] * 1e9 / 2**30
         weights_gib /= self.build.tp_size * self.build.pp_size
         if weights_gib > 0.8 * self.target.min_memory_gib:
             problems.append(
                 f"precision: {self.model.params_b}B parameters at {self.precision.quantization} take ~{weights_gib:.1f} "
                 f"GiB per GPU, more than 80 % of the smallest target GPU ({self.target.min_memory_gib} GiB); "
-                "quantize further or add tensor parallelism")
+                "quantize further or add tensor parallelism"
+            )
         if problems:
             raise ValueError("; ".join(problems))
         return self

@@ -21,7 +21,25 @@ logger = logging.getLogger(__name__)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 # Buckets as vLLM's (seconds), trimmed to what a CS reply server sees.
-TTFT_BUCKETS = (0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0)
+TTFT_BUCKETS = (
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+)
 ITL_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5)
 E2E_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 60.0, 120.0)
 QUEUE_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -35,45 +53,101 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.ttft = Histogram("csreply_time_to_first_token_seconds", "Request start to first generated text",
-                              ["endpoint"], buckets=TTFT_BUCKETS, registry=r)
-        self.itl = Histogram("csreply_inter_token_latency_seconds", "Time between two streamed text chunks",
-                             ["endpoint"], buckets=ITL_BUCKETS, registry=r)
-        self.e2e = Histogram("csreply_e2e_request_latency_seconds", "Request start to terminal event",
-                             ["endpoint"], buckets=E2E_BUCKETS, registry=r)
-        self.queue_time = Histogram("csreply_request_queue_time_seconds",
-                                    "Time waiting for admission (server queue) plus the engine's own queue",
-                                    ["endpoint"], buckets=QUEUE_BUCKETS, registry=r)
-        self.router_latency = Histogram("csreply_router_latency_seconds", "Intent classification per request",
-                                        buckets=ROUTER_BUCKETS, registry=r)
-        self.requests = Counter("csreply_requests", "Finished requests",
-                                ["endpoint", "intent", "route", "status", "variant"], registry=r)
-        self.prompt_tokens = Counter("csreply_prompt_tokens", "Prompt tokens of generated replies", ["endpoint"],
-                                     registry=r)
-        self.generation_tokens = Counter("csreply_generation_tokens", "Generated tokens", ["endpoint"], registry=r)
-        self.rejections = Counter("csreply_request_rejections", "Requests refused before their stream started",
-                                  ["endpoint", "reason"], registry=r)
-        self.aborts = Counter("csreply_request_aborts", "Requests aborted after admission",
-                              ["endpoint", "reason"], registry=r)
-        self.timeouts = Counter("csreply_request_timeouts", "Requests that hit their deadline", ["endpoint"],
-                                registry=r)
-        self.fallbacks = Counter("csreply_fallbacks", "Replies served by a fallback (template or failover)",
-                                 ["kind", "variant"], registry=r)
-        self.cache_hits = Counter("csreply_cache_hits", "Replies answered from the response cache", ["endpoint"],
-                                  registry=r)
-        self.running = Gauge("csreply_num_requests_running", "Admitted requests holding an engine slot",
-                             ["endpoint"], registry=r)
-        self.waiting = Gauge("csreply_num_requests_waiting", "Requests queued for admission", ["endpoint"],
-                             registry=r)
+        self.ttft = Histogram(
+            "csreply_time_to_first_token_seconds",
+            "Request start to first generated text",
+            ["endpoint"],
+            buckets=TTFT_BUCKETS,
+            registry=r,
+        )
+        self.itl = Histogram(
+            "csreply_inter_token_latency_seconds",
+            "Time between two streamed text chunks",
+            ["endpoint"],
+            buckets=ITL_BUCKETS,
+            registry=r,
+        )
+        self.e2e = Histogram(
+            "csreply_e2e_request_latency_seconds",
+            "Request start to terminal event",
+            ["endpoint"],
+            buckets=E2E_BUCKETS,
+            registry=r,
+        )
+        self.queue_time = Histogram(
+            "csreply_request_queue_time_seconds",
+            "Time waiting for admission (server queue) plus the engine's own queue",
+            ["endpoint"],
+            buckets=QUEUE_BUCKETS,
+            registry=r,
+        )
+        self.router_latency = Histogram(
+            "csreply_router_latency_seconds",
+            "Intent classification per request",
+            buckets=ROUTER_BUCKETS,
+            registry=r,
+        )
+        self.requests = Counter(
+            "csreply_requests",
+            "Finished requests",
+            ["endpoint", "intent", "route", "status", "variant"],
+            registry=r,
+        )
+        self.prompt_tokens = Counter(
+            "csreply_prompt_tokens", "Prompt tokens of generated replies", ["endpoint"], registry=r
+        )
+        self.generation_tokens = Counter(
+            "csreply_generation_tokens", "Generated tokens", ["endpoint"], registry=r
+        )
+        self.rejections = Counter(
+            "csreply_request_rejections",
+            "Requests refused before their stream started",
+            ["endpoint", "reason"],
+            registry=r,
+        )
+        self.aborts = Counter(
+            "csreply_request_aborts", "Requests aborted after admission", ["endpoint", "reason"], registry=r
+        )
+        self.timeouts = Counter(
+            "csreply_request_timeouts", "Requests that hit their deadline", ["endpoint"], registry=r
+        )
+        self.fallbacks = Counter(
+            "csreply_fallbacks",
+            "Replies served by a fallback (template or failover)",
+            ["kind", "variant"],
+            registry=r,
+        )
+        self.cache_hits = Counter(
+            "csreply_cache_hits", "Replies answered from the response cache", ["endpoint"], registry=r
+        )
+        self.running = Gauge(
+            "csreply_num_requests_running",
+            "Admitted requests holding an engine slot",
+            ["endpoint"],
+            registry=r,
+        )
+        self.waiting = Gauge(
+            "csreply_num_requests_waiting", "Requests queued for admission", ["endpoint"], registry=r
+        )
         self.draining = Gauge("csreply_draining", "1 while the server drains for shutdown", registry=r)
-        self.inbox_rows = Counter("csreply_inbox_rows", "Rows written to the router feedback inbox", ["reason"],
-                                  registry=r)
-        self.inbox_dropped = Counter("csreply_inbox_dropped", "Feedback-inbox rows lost (queue full, sink failed)",
-                                     ["cause"], registry=r)
-        self.knowledge_hits = Counter("csreply_knowledge_hits", "Replies citing a knowledge-base entry (answered "
-                                      "from it, or given it as a passage)", ["domain", "lang", "entry"], registry=r)
-        self.knowledge_reloads = Counter("csreply_knowledge_reloads", "Knowledge-base reloads", ["status"],
-                                         registry=r)
+        self.inbox_rows = Counter(
+            "csreply_inbox_rows", "Rows written to the router feedback inbox", ["reason"], registry=r
+        )
+        self.inbox_dropped = Counter(
+            "csreply_inbox_dropped",
+            "Feedback-inbox rows lost (queue full, sink failed)",
+            ["cause"],
+            registry=r,
+        )
+        self.knowledge_hits = Counter(
+            "csreply_knowledge_hits",
+            "Replies citing a knowledge-base entry (answered from it, or given it as a passage)",
+            ["domain", "lang", "entry"],
+            registry=r,
+        )
+        self.knowledge_reloads = Counter(
+            "csreply_knowledge_reloads", "Knowledge-base reloads", ["status"], registry=r
+        )
         # Every label value exists from the start, so a dashboard's rate() sees 0 rather than no series.
         for reason in ("uncertain", "handoff", "out_of_scope", "low_confidence"):
             self.inbox_rows.labels(reason=reason)
@@ -114,14 +188,20 @@ class _EngineCollector(Collector):
         used = GaugeMetricFamily("csreply_kv_cache_blocks_used", "KV-cache blocks in use", labels=["variant"])
         total = GaugeMetricFamily("csreply_kv_cache_blocks_total", "KV-cache blocks", labels=["variant"])
         usage = GaugeMetricFamily("csreply_kv_cache_usage_perc", "KV-cache usage, 0..1", labels=["variant"])
-        engine_running = GaugeMetricFamily("csreply_engine_requests_running", "Requests the engine is decoding",
-                                           labels=["variant"])
-        engine_waiting = GaugeMetricFamily("csreply_engine_requests_waiting", "Requests the engine has queued",
-                                           labels=["variant"])
-        failovers = CounterMetricFamily("csreply_generator_failovers", "Requests a member could not start, "
-                                        "handed to another member", labels=["variant"])
-        breaker = GaugeMetricFamily("csreply_generator_breaker_open", "1 while a member's circuit is open",
-                                    labels=["variant"])
+        engine_running = GaugeMetricFamily(
+            "csreply_engine_requests_running", "Requests the engine is decoding", labels=["variant"]
+        )
+        engine_waiting = GaugeMetricFamily(
+            "csreply_engine_requests_waiting", "Requests the engine has queued", labels=["variant"]
+        )
+        failovers = CounterMetricFamily(
+            "csreply_generator_failovers",
+            "Requests a member could not start, handed to another member",
+            labels=["variant"],
+        )
+        breaker = GaugeMetricFamily(
+            "csreply_generator_breaker_open", "1 while a member's circuit is open", labels=["variant"]
+        )
         for member in getattr(pool, "members", []):
             try:
                 stats = member.generator.stats()
@@ -155,7 +235,9 @@ class _Nvml:
 
                 pynvml.nvmlInit()
                 self._pynvml = pynvml
-                self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+                self._handles = [
+                    pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())
+                ]
             except Exception:  # noqa: BLE001 - no driver, no GPU, or no nvidia-ml-py: no GPU series
                 self._handles = []
         return self._handles
@@ -185,8 +267,19 @@ class RequestObserver:
 
     `finish` is idempotent, so the handler may call it from every exit path."""
 
-    __slots__ = ("metrics", "endpoint", "started", "last", "first", "intent", "route", "variant", "finished", "_ttft",
-                 "_itl")
+    __slots__ = (
+        "metrics",
+        "endpoint",
+        "started",
+        "last",
+        "first",
+        "intent",
+        "route",
+        "variant",
+        "finished",
+        "_ttft",
+        "_itl",
+    )
 
     def __init__(self, metrics: Metrics, endpoint: str) -> None:
         self.metrics = metrics

@@ -58,11 +58,22 @@ from serve.sessions import Session, SessionStore
 logger = logging.getLogger(__name__)
 
 
-def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLibrary,
-                 generator_languages: tuple[str, ...], uncertain_streak: int, act: Act | None = None,
-                 topic: str | None = None, knowledge: KnowledgeHit | None = None, selection: Selection | None = None,
-                 selected_over_llm: tuple[str, ...] = (), short: bool = True, own_facts: bool = False,
-                 in_conversation: bool = False) -> RouteDecision:
+def decide_route(
+    intent: IntentResult,
+    domain: str,
+    lang: str,
+    library: PromptLibrary,
+    generator_languages: tuple[str, ...],
+    uncertain_streak: int,
+    act: Act | None = None,
+    topic: str | None = None,
+    knowledge: KnowledgeHit | None = None,
+    selection: Selection | None = None,
+    selected_over_llm: tuple[str, ...] = (),
+    short: bool = True,
+    own_facts: bool = False,
+    in_conversation: bool = False,
+) -> RouteDecision:
     """The route of one message; `knowledge` and `selection` are given only when confident enough to send.
     `short`: the message is a few words, so a clarifying question is the useful answer to an unsure reading (a
     long message has said what it is about: it is acknowledged, and the detail a colleague needs asked for).
@@ -76,15 +87,27 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
         return RouteDecision("handoff", "customer_requested_human", handoff=True)
     if knowledge is not None:
         cited = (Citation(knowledge.entry.id, knowledge.entry.title, knowledge.entry.lang, knowledge.score),)
-        return RouteDecision("knowledge", f"knowledge:{knowledge.entry.id}", cited, match_score=knowledge.score)
-    chosen = RouteDecision("selected", f"reply_bank:{selection.reply.id}", handoff=selection.reply.handoff,
-                           match_score=selection.score) if selection is not None else None
+        return RouteDecision(
+            "knowledge", f"knowledge:{knowledge.entry.id}", cited, match_score=knowledge.score
+        )
+    chosen = (
+        RouteDecision(
+            "selected",
+            f"reply_bank:{selection.reply.id}",
+            handoff=selection.reply.handoff,
+            match_score=selection.score,
+        )
+        if selection is not None
+        else None
+    )
     if intent.uncertain:
         if chosen is not None:
             return chosen
         if uncertain_streak + 1 >= library.manifest.handoff_after_uncertain_turns:
             return RouteDecision("handoff", "repeated_uncertain_intent", handoff=True)
-        if not short or in_conversation:  # said what it is about, or follows up on it: acknowledge, ask the detail
+        if (
+            not short or in_conversation
+        ):  # said what it is about, or follows up on it: acknowledge, ask the detail
             return RouteDecision("template", "general_acknowledgement")
         return RouteDecision("clarify", f"uncertain_intent:{intent.uncertain_reason}")
     if intent.label == "out_of_scope" and chosen is None and not short:
@@ -95,10 +118,14 @@ def decide_route(intent: IntentResult, domain: str, lang: str, library: PromptLi
     rule = library.rule(domain, intent.label, lang)
     if rule.route == "handoff":
         return RouteDecision("handoff", rule.reason, handoff=True)
-    if chosen is not None and (rule.route == "canned" or lang not in generator_languages or lang in selected_over_llm):
+    if chosen is not None and (
+        rule.route == "canned" or lang not in generator_languages or lang in selected_over_llm
+    ):
         return chosen
     if rule.route == "canned":
-        return RouteDecision("canned", "sensitive_intent" if rule.reason == "manifest:intent" else rule.reason)
+        return RouteDecision(
+            "canned", "sensitive_intent" if rule.reason == "manifest:intent" else rule.reason
+        )
     if lang not in generator_languages:
         # The intent's template helps when it states the customer's own facts; otherwise it is one paragraph for
         # every message of the intent, which judges on real messages found acceptable 0 times in 20 (Chinese),
@@ -170,10 +197,21 @@ class ReplyTurn:
 
 
 class ReplyPipeline:
-    def __init__(self, *, router: IntentClassifier, generator: Generator, library: PromptLibrary,
-                 sessions: SessionStore, cache: ResponseCache | None, admission: Admission, settings: Settings,
-                 inbox: FeedbackInbox | None = None, knowledge: KnowledgeStore | None = None,
-                 selector: ReplySelector | None = None, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        router: IntentClassifier,
+        generator: Generator,
+        library: PromptLibrary,
+        sessions: SessionStore,
+        cache: ResponseCache | None,
+        admission: Admission,
+        settings: Settings,
+        inbox: FeedbackInbox | None = None,
+        knowledge: KnowledgeStore | None = None,
+        selector: ReplySelector | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.router = router
         self.generator = generator
         self.library = library
@@ -187,13 +225,18 @@ class ReplyPipeline:
         self.max_model_len = settings.generator.max_model_len
         self.max_tokens_limit = settings.generator.max_tokens_limit
         self.conversation = ConversationReader(router, sessions, settings.reply, settings.sessions.max_turns)
-        engines = [m.generator for m in generator.members] if isinstance(generator, GeneratorPool) else [generator]
-        policy = CachePolicy(generator.name, generator.model_name, engines, settings.reply.model_dump(mode="json"),
-                             library)
+        engines = (
+            [m.generator for m in generator.members] if isinstance(generator, GeneratorPool) else [generator]
+        )
+        policy = CachePolicy(
+            generator.name, generator.model_name, engines, settings.reply.model_dump(mode="json"), library
+        )
         self.generated = GeneratedReplies(generator, library, admission, cache, policy, settings.reply)
 
     # ------------------------------------------------------------------ deciding
-    async def plan(self, request: ReplyRequest, session: Session | None, history: tuple[ChatMessage, ...]) -> Plan:
+    async def plan(
+        self, request: ReplyRequest, session: Session | None, history: tuple[ChatMessage, ...]
+    ) -> Plan:
         reading = await self.conversation.read(request, session, history)
         intent, lang = reading.intent, reading.lang
         knowledge = selection = None
@@ -204,31 +247,61 @@ class ReplyPipeline:
             query = self._query(request, reading, history)
             hits = self._knowledge_hits(request.domain, lang, query, intent)
             unrelated = intent.label == "out_of_scope" and not intent.uncertain
-            if hits and hits[0].score >= self.knowledge_settings.answer_min_score and not own_facts and not unrelated:
+            if (
+                hits
+                and hits[0].score >= self.knowledge_settings.answer_min_score
+                and not own_facts
+                and not unrelated
+            ):
                 knowledge = hits[0]
             passages = tuple(h for h in hits if h.score >= self.knowledge_settings.passage_min_score)
             if self.selector is not None and self.settings.reply_bank:
                 # Messages come to a brand's own channel: one the router reads as unrelated is still more often
                 # a complaint or question about the business, so a bank reply needs less evidence.
                 threshold = self.settings.select_min_score[lang] - (OUT_OF_SCOPE_EASING if unrelated else 0.0)
-                selection = self.selector.select(request.domain, lang, strip_wrapping(request.message) or query,
-                                                 intent, threshold)
+                selection = self.selector.select(
+                    request.domain, lang, strip_wrapping(request.message) or query, intent, threshold
+                )
             if knowledge is not None and selection is not None and selection.score > knowledge.score:
                 knowledge = None  # the message fits a situation (a complaint, a fault) better than a fact
-        decision = decide_route(intent, request.domain, lang, self.library, tuple(self.generator.languages),
-                                session.uncertain_streak if session else 0, reading.act, reading.topic, knowledge,
-                                selection, self.settings.selected_over_llm, is_short(request.message), own_facts,
-                                bool(history))
+        decision = decide_route(
+            intent,
+            request.domain,
+            lang,
+            self.library,
+            tuple(self.generator.languages),
+            session.uncertain_streak if session else 0,
+            reading.act,
+            reading.topic,
+            knowledge,
+            selection,
+            self.settings.selected_over_llm,
+            is_short(request.message),
+            own_facts,
+            bool(history),
+        )
         if decision.route == "llm" and passages:
             passages = passages[: self.knowledge_settings.passages]
-            decision = replace(decision, citations=tuple(Citation(h.entry.id, h.entry.title, h.entry.lang, h.score)
-                                                         for h in passages))
+            decision = replace(
+                decision,
+                citations=tuple(Citation(h.entry.id, h.entry.title, h.entry.lang, h.score) for h in passages),
+            )
         elif decision.route == "selected" and selection is not None and selection.reply.sources:
             decision = replace(decision, citations=self._sources(request.domain, lang, selection))
-        text = None if decision.route == "llm" else self._fixed_reply(request, reading, decision, knowledge,
-                                                                     selection)
-        logger.info("reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
-                    intent.label, intent.confidence, decision.route, decision.reason, lang, intent.backend)
+        text = (
+            None
+            if decision.route == "llm"
+            else self._fixed_reply(request, reading, decision, knowledge, selection)
+        )
+        logger.info(
+            "reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
+            intent.label,
+            intent.confidence,
+            decision.route,
+            decision.reason,
+            lang,
+            intent.backend,
+        )
         if self.metrics is not None:
             for citation in decision.citations:
                 self.metrics.knowledge_hit(request.domain, citation.lang, citation.id)
@@ -246,7 +319,9 @@ class ReplyPipeline:
 
     def _own_facts(self, request: ReplyRequest, lang: Lang, intent: str) -> bool:
         """The customer context holds the facts that answer the intent (its lead sentence renders)."""
-        return bool(request.context) and bool(self.library.lead(request.domain, lang, intent, request.context))
+        return bool(request.context) and bool(
+            self.library.lead(request.domain, lang, intent, request.context)
+        )
 
     def _query(self, request: ReplyRequest, reading: Reading, history: tuple[ChatMessage, ...]) -> str:
         """The message without @mentions and links, with the customer's previous turns when it leans on them
@@ -262,11 +337,23 @@ class ReplyPipeline:
         base = self.knowledge.current if self.knowledge is not None else None
         if base is None:
             return []
-        return base.search(domain, lang, query, intent.embedding, k=max(1, self.knowledge_settings.passages),
-                           intents={r.label: r.confidence for r in intent.ranking})
+        return base.search(
+            domain,
+            lang,
+            query,
+            intent.embedding,
+            k=max(1, self.knowledge_settings.passages),
+            intents={r.label: r.confidence for r in intent.ranking},
+        )
 
-    def _fixed_reply(self, request: ReplyRequest, reading: Reading, decision: RouteDecision,
-                     knowledge: KnowledgeHit | None, selection: Selection | None) -> str:
+    def _fixed_reply(
+        self,
+        request: ReplyRequest,
+        reading: Reading,
+        decision: RouteDecision,
+        knowledge: KnowledgeHit | None,
+        selection: Selection | None,
+    ) -> str:
         """The reply of every route that needs no model."""
         domain, lang, context, intent = request.domain, reading.lang, request.context, reading.intent
         if decision.route == "act" and reading.act is not None:
@@ -275,8 +362,13 @@ class ReplyPipeline:
             return self._act_reply(domain, lang, reading)
         if decision.route == "knowledge" and knowledge is not None and self.knowledge is not None:
             company = self.library.file(domain, lang).company
-            return self.knowledge.current.answer(knowledge, lang, request.message, company,  # type: ignore[union-attr]
-                                                 {k: str(v) for k, v in context.items()})
+            return self.knowledge.current.answer(
+                knowledge,
+                lang,
+                request.message,
+                company,  # type: ignore[union-attr]
+                {k: str(v) for k, v in context.items()},
+            )
         if decision.route == "selected" and selection is not None:
             return self.library.bank_reply(domain, lang, selection.reply, context)
         if decision.route == "handoff":
@@ -294,18 +386,39 @@ class ReplyPipeline:
         assert act is not None
         if act.kind == "reference":
             name = "reference_open" if reading.topic is not None else "reference_new"
-            return self.library.act_reply(domain, lang, name, reading.topic, act.reference or "",
-                                          act.reference_kind or "order")
+            return self.library.act_reply(
+                domain, lang, name, reading.topic, act.reference or "", act.reference_kind or "order"
+            )
         if reading.last_route == "handoff":
             return self.library.act_reply(domain, lang, "after_handoff", reading.topic)
-        if act.kind == "acknowledgement" and reading.last_reply and reading.last_reply.rstrip().endswith(("?", "？")):
+        if (
+            act.kind == "acknowledgement"
+            and reading.last_reply
+            and reading.last_reply.rstrip().endswith(("?", "？"))
+        ):
             return self.library.act_reply(domain, lang, "waiting", reading.topic)
         return self.library.act_reply(domain, lang, act.kind, reading.topic)
 
-    def build_messages(self, request: ReplyRequest, intent: str, lang: Lang, history: tuple[ChatMessage, ...],
-                       max_tokens: int, passages: tuple[KnowledgeHit, ...] = ()) -> tuple[ChatMessage, ...]:
-        return build_messages(self.library, self.generator, request, intent, lang, history,
-                              self.settings.max_history_turns, self.max_model_len - max_tokens, passages)
+    def build_messages(
+        self,
+        request: ReplyRequest,
+        intent: str,
+        lang: Lang,
+        history: tuple[ChatMessage, ...],
+        max_tokens: int,
+        passages: tuple[KnowledgeHit, ...] = (),
+    ) -> tuple[ChatMessage, ...]:
+        return build_messages(
+            self.library,
+            self.generator,
+            request,
+            intent,
+            lang,
+            history,
+            self.settings.max_history_turns,
+            self.max_model_len - max_tokens,
+            passages,
+        )
 
     def _check_variant(self, request: ReplyRequest) -> None:
         """An unknown pinned variant is the request's error, before anything streams."""
@@ -321,11 +434,15 @@ class ReplyPipeline:
     def _max_tokens(self, request: ReplyRequest) -> int:
         max_tokens = request.max_tokens or self.settings.max_tokens
         if max_tokens > self.max_tokens_limit:
-            raise InvalidRequest(f"max_tokens is {max_tokens}; at most {self.max_tokens_limit}", param="max_tokens")
+            raise InvalidRequest(
+                f"max_tokens is {max_tokens}; at most {self.max_tokens_limit}", param="max_tokens"
+            )
         return max_tokens
 
     # --------------------------------------------------------------------- /v1/reply
-    async def reply(self, request: ReplyRequest, turn: ReplyTurn | None = None) -> AsyncGenerator[ReplyEvent, None]:
+    async def reply(
+        self, request: ReplyRequest, turn: ReplyTurn | None = None
+    ) -> AsyncGenerator[ReplyEvent, None]:
         """Events: IntentEvent, DeltaEvent..., DoneEvent. Errors before the first event propagate (HTTP
         errors); later ones are raised from the iterator (the API turns them into an `error` event). `turn`
         (made for `request` by the caller) is filled in as the reply goes, for `end_on_deadline` and usage."""
@@ -337,8 +454,9 @@ class ReplyPipeline:
         plan = await self.plan(request, session, history)
         reading, decision = plan.reading, plan.decision
         turn.reading, turn.decision = reading, decision
-        intent_event = IntentEvent(reading.intent, decision, reading.lang,
-                                   reading.intent.uncertain_reason == "carried_over")
+        intent_event = IntentEvent(
+            reading.intent, decision, reading.lang, reading.intent.uncertain_reason == "carried_over"
+        )
 
         if plan.text is not None:
             yield intent_event
@@ -356,8 +474,19 @@ class ReplyPipeline:
         outcome = turn.outcome
         cacheable = not request.context and not history
         digest = self.knowledge.digest if self.knowledge is not None and plan.passages else ""
-        stream = self.generated.stream(request, intent, reading.lang, messages, lead, max_tokens, turn.variant,
-                                       cacheable, outcome, turn.elapsed_ms, digest)
+        stream = self.generated.stream(
+            request,
+            intent,
+            reading.lang,
+            messages,
+            lead,
+            max_tokens,
+            turn.variant,
+            cacheable,
+            outcome,
+            turn.elapsed_ms,
+            digest,
+        )
         async with aclosing(stream) as deltas:
             async for delta in deltas:
                 if delta is None:
@@ -383,7 +512,9 @@ class ReplyPipeline:
         if turn.remembered or turn.reading is None or turn.decision is None:
             return
         turn.remembered = True  # before the save: a deadline during it does not save the turn twice
-        await self.conversation.remember(turn.session, turn.request, turn.reading, turn.decision, text, variant)
+        await self.conversation.remember(
+            turn.session, turn.request, turn.reading, turn.decision, text, variant
+        )
 
     def _done(self, turn: ReplyTurn, finish: str | None = None) -> DoneEvent:
         """Every `done` event of /v1/reply is built here: the turn's route, timings and usage."""
@@ -391,19 +522,27 @@ class ReplyPipeline:
         total_ms = turn.elapsed_ms()
         handoff = decision is not None and decision.handoff
         return DoneEvent(
-            finish_reason=finish or outcome.finish, handoff_needed=handoff,
+            finish_reason=finish or outcome.finish,
+            handoff_needed=handoff,
             handoff_reason=decision.reason if decision is not None and handoff else None,
-            prompt_tokens=outcome.prompt_tokens, completion_tokens=outcome.completion_tokens,
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
             router_ms=round(turn.reading.router_ms, 3) if turn.reading is not None else 0.0,
             queue_ms=round(outcome.queue_ms, 3),
             # a reply that ended with no text at all: its first (and only) event came at the end
-            ttft_ms=outcome.ttft_ms or (0.0 if finish == "timeout" else total_ms), total_ms=total_ms,
-            cached=outcome.cached, session_id=turn.request.session_id, variant=outcome.variant,
-            fallback=outcome.fallback, citations=decision.citations if decision is not None else ())
+            ttft_ms=outcome.ttft_ms or (0.0 if finish == "timeout" else total_ms),
+            total_ms=total_ms,
+            cached=outcome.cached,
+            session_id=turn.request.session_id,
+            variant=outcome.variant,
+            fallback=outcome.fallback,
+            citations=decision.citations if decision is not None else (),
+        )
 
     # ------------------------------------------------------------------- /v1/suggest
-    async def suggest(self, request: ReplyRequest, n: int, turn: ReplyTurn | None = None
-                      ) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
+    async def suggest(
+        self, request: ReplyRequest, n: int, turn: ReplyTurn | None = None
+    ) -> tuple[IntentResult, RouteDecision, Lang, list[dict[str, str]], dict[str, float]]:
         """Up to `n` suggested replies for a human agent: the route's own reply, other bank replies that fit
         the message, or replies generated concurrently through the same engine (in one task group: a failure
         cancels the others). `turn` gets the route and the usage as they are known (for the metrics, however
@@ -419,19 +558,25 @@ class ReplyPipeline:
         if plan.text is not None:
             suggestions = [{"text": plan.text, "source": decision.route}]
             if self.selector is not None and self.settings.reply_bank and reading.act is None:
-                for candidate in self.selector.candidates(request.domain, reading.lang, request.message,
-                                                          reading.intent, k=n):
-                    text = self.library.bank_reply(request.domain, reading.lang, candidate.reply, request.context)
+                for candidate in self.selector.candidates(
+                    request.domain, reading.lang, request.message, reading.intent, k=n
+                ):
+                    text = self.library.bank_reply(
+                        request.domain, reading.lang, candidate.reply, request.context
+                    )
                     if len(suggestions) < n and all(s["text"] != text for s in suggestions):
                         suggestions.append({"text": text, "source": "selected"})
         else:
             max_tokens = request.max_tokens or self.settings.suggest_max_tokens
-            messages = self.build_messages(request, reading.intent.label, reading.lang, history, max_tokens,
-                                           plan.passages)
-            lead = fact_lead(self.library, request, reading.intent.label, reading.lang, self.settings.fact_lead,
-                             history)
-            texts = await self.generated.suggestions(messages, n, max_tokens, request.session_id, request.variant,
-                                                     reading.lang, lead, turn.outcome)
+            messages = self.build_messages(
+                request, reading.intent.label, reading.lang, history, max_tokens, plan.passages
+            )
+            lead = fact_lead(
+                self.library, request, reading.intent.label, reading.lang, self.settings.fact_lead, history
+            )
+            texts = await self.generated.suggestions(
+                messages, n, max_tokens, request.session_id, request.variant, reading.lang, lead, turn.outcome
+            )
             suggestions = [{"text": t, "source": "llm"} for t in texts]
         timings = {"router_ms": round(reading.router_ms, 3), "total_ms": turn.elapsed_ms()}
         return reading.intent, decision, reading.lang, suggestions, timings

@@ -75,7 +75,9 @@ class PromptFile(_Strict):
     system: str = Field(min_length=1)
     clarify: str = Field(min_length=1)  # "is this about {{ options[0] }} or {{ options[1] }}?"
     clarify_open: str = Field(min_length=1)  # no two likely topics: ask what the customer needs
-    general: str = Field(min_length=1)  # nothing specific fits a long message: acknowledge, ask for the detail
+    general: str = Field(
+        min_length=1
+    )  # nothing specific fits a long message: acknowledge, ask for the detail
     handoff: str = Field(min_length=1)
     intent_names: dict[str, str]
     intents: dict[str, IntentPrompts]
@@ -147,13 +149,18 @@ def sanitize_context(context: dict[str, Any] | None) -> dict[str, str]:
 
 
 class PromptLibrary:
-    def __init__(self, manifest: Manifest, files: dict[tuple[str, str], PromptFile],
-                 banks: dict[tuple[str, str], ReplyBankFile] | None = None) -> None:
+    def __init__(
+        self,
+        manifest: Manifest,
+        files: dict[tuple[str, str], PromptFile],
+        banks: dict[tuple[str, str], ReplyBankFile] | None = None,
+    ) -> None:
         self.manifest = manifest
         self.files = files
         self.banks = banks or {}
-        self._env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
-                                                  keep_trailing_newline=False)
+        self._env = ImmutableSandboxedEnvironment(
+            undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
+        )
         self._compiled: dict[str, Any] = {}
         self._rules = self._route_table()
 
@@ -173,7 +180,9 @@ class PromptLibrary:
                     loaded = _load_model(root / rel, PromptFile, problems)
                     if loaded is not None:
                         if (loaded.domain, loaded.lang) != (domain, lang):
-                            problems.append(f"{rel}: declares {loaded.domain}/{loaded.lang}, listed as {domain}/{lang}")
+                            problems.append(
+                                f"{rel}: declares {loaded.domain}/{loaded.lang}, listed as {domain}/{lang}"
+                            )
                         files[(domain, lang)] = loaded
         banks: dict[tuple[str, str], ReplyBankFile] = {}
         for domain, by_lang in (manifest.replies if manifest is not None else {}).items():
@@ -181,7 +190,9 @@ class PromptLibrary:
                 bank = _load_model(root / rel, ReplyBankFile, problems)
                 if bank is not None:
                     if (bank.domain, bank.lang) != (domain, lang):
-                        problems.append(f"{rel}: declares {bank.domain}/{bank.lang}, listed as {domain}/{lang}")
+                        problems.append(
+                            f"{rel}: declares {bank.domain}/{bank.lang}, listed as {domain}/{lang}"
+                        )
                     banks[(domain, lang)] = bank
         if problems:
             raise PromptConfigError("invalid prompt library:\n  " + "\n  ".join(problems))
@@ -213,7 +224,9 @@ class PromptLibrary:
                 rule = self._rules.get((domain, intent, lang))
                 entry = pf.intents.get(intent)
                 if rule and rule.route == "canned" and entry is not None and not entry.canned:
-                    problems.append(f"{where}: intents.{intent}.canned is required (the manifest routes it to canned)")
+                    problems.append(
+                        f"{where}: intents.{intent}.canned is required (the manifest routes it to canned)"
+                    )
             for field, template in self._templates_of(pf):
                 try:
                     self._template(template)
@@ -222,15 +235,22 @@ class PromptLibrary:
             for intent, entry in pf.intents.items():  # canned text is sent verbatim: no template syntax
                 for name, text in (("canned", entry.canned), ("canned_given", entry.canned_given)):
                     if text and ("{{" in text or "{%" in text):
-                        problems.append(f"{where}: intents.{intent}.{name} contains template syntax; canned replies "
-                                        "are sent verbatim")
+                        problems.append(
+                            f"{where}: intents.{intent}.{name} contains template syntax; canned replies "
+                            "are sent verbatim"
+                        )
             # every template must render with an empty context and with a full one
             for field, template in self._templates_of(pf):
-                for context in ({}, {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"}):
+                for context in (
+                    {},
+                    {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"},
+                ):
                     try:
                         self._render(template, pf, context, intent="greeting_chitchat", options=["x", "y"])
                     except TemplateError as exc:
-                        problems.append(f"{where}: {field}: does not render with context {sorted(context)}: {exc}")
+                        problems.append(
+                            f"{where}: {field}: does not render with context {sorted(context)}: {exc}"
+                        )
                         break
         problems += self._bank_problems()
         if problems:
@@ -250,11 +270,16 @@ class PromptLibrary:
                     problems.append(f"{where}: unknown intent {r.intent!r}")
                 if pf is None:
                     continue
-                for context in ({}, {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"}):
+                for context in (
+                    {},
+                    {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"},
+                ):
                     try:
                         self._render(r.reply, pf, context, intent=r.intent)
                     except TemplateError as exc:
-                        problems.append(f"{where}: reply does not render with context {sorted(context)}: {exc}")
+                        problems.append(
+                            f"{where}: reply does not render with context {sorted(context)}: {exc}"
+                        )
                         break
         return problems
 
@@ -264,8 +289,9 @@ class PromptLibrary:
             for intent in INTENTS:
                 for lang in LANGS:
                     route = self.manifest.routes.get(intent, self.manifest.default_route)
-                    table[(domain, intent, lang)] = RouteRule(route, "manifest:intent" if intent in
-                                                              self.manifest.routes else "manifest:default")
+                    table[(domain, intent, lang)] = RouteRule(
+                        route, "manifest:intent" if intent in self.manifest.routes else "manifest:default"
+                    )
         for o in self.manifest.overrides:
             for domain in DOMAINS if o.domain == "*" else (o.domain,):
                 for lang in LANGS if o.lang == "*" else (o.lang,):
@@ -274,9 +300,16 @@ class PromptLibrary:
 
     @staticmethod
     def _templates_of(pf: PromptFile) -> list[tuple[str, str]]:
-        out = [("system", pf.system), ("clarify", pf.clarify), ("clarify_open", pf.clarify_open), ("general", pf.general),
-               ("handoff", pf.handoff)]
-        out += [(f"acts.{name}", text) for name, text in pf.acts.model_dump(exclude={"reference_labels"}).items()]
+        out = [
+            ("system", pf.system),
+            ("clarify", pf.clarify),
+            ("clarify_open", pf.clarify_open),
+            ("general", pf.general),
+            ("handoff", pf.handoff),
+        ]
+        out += [
+            (f"acts.{name}", text) for name, text in pf.acts.model_dump(exclude={"reference_labels"}).items()
+        ]
         for intent, entry in pf.intents.items():
             out.append((f"intents.{intent}.reply", entry.reply))
             out.append((f"intents.{intent}.guidance", entry.guidance))
@@ -320,8 +353,9 @@ class PromptLibrary:
             return entry.canned_given
         return entry.canned
 
-    def clarify_question(self, domain: str, lang: str, intent: str, options: list[str],
-                         context: dict[str, Any] | None) -> str:
+    def clarify_question(
+        self, domain: str, lang: str, intent: str, options: list[str], context: dict[str, Any] | None
+    ) -> str:
         pf = self.file(domain, lang)
         names = [pf.intent_names.get(o, o) for o in options]
         own = pf.intents[intent].clarify if intent in pf.intents else None
@@ -336,18 +370,36 @@ class PromptLibrary:
         pf = self.file(domain, lang)
         return " ".join(self._render(reply.reply, pf, sanitize_context(context), intent=reply.intent).split())
 
-    def act_reply(self, domain: str, lang: str, name: str, topic_intent: str | None,
-                  reference: str = "", reference_kind: str = "order") -> str:
+    def act_reply(
+        self,
+        domain: str,
+        lang: str,
+        name: str,
+        topic_intent: str | None,
+        reference: str = "",
+        reference_kind: str = "order",
+    ) -> str:
         """The reply to a conversation act; `topic_intent` is the open topic (None: no topic yet)."""
         pf = self.file(domain, lang)
-        topic = "" if topic_intent in (None, "greeting_chitchat", "out_of_scope") else \
-            pf.intent_names.get(topic_intent or "", "")
+        topic = (
+            ""
+            if topic_intent in (None, "greeting_chitchat", "out_of_scope")
+            else pf.intent_names.get(topic_intent or "", "")
+        )
         label = pf.acts.reference_labels.get(reference_kind, "")  # type: ignore[call-overload]
-        return self._render(getattr(pf.acts, name), pf, {}, intent=topic_intent or "", topic=topic,
-                            reference=reference, reference_label=label)
+        return self._render(
+            getattr(pf.acts, name),
+            pf,
+            {},
+            intent=topic_intent or "",
+            topic=topic,
+            reference=reference,
+            reference_label=label,
+        )
 
-    def general_reply(self, domain: str, lang: str, context: dict[str, Any] | None,
-                      given: dict[str, str] | None = None) -> str:
+    def general_reply(
+        self, domain: str, lang: str, context: dict[str, Any] | None, given: dict[str, str] | None = None
+    ) -> str:
         """The acknowledgement that asks for the one missing detail; `given`: what the customer already wrote
         (serve/acts.given_references), so it is not asked for again."""
         pf = self.file(domain, lang)
@@ -365,10 +417,18 @@ class PromptLibrary:
         return compiled
 
     def _render(self, source: str, pf: PromptFile, context: dict[str, str], **extra: Any) -> str:
-        variables = {"company": pf.company, "context": context, "intent": extra.pop("intent", ""),
-                     "guidance": extra.pop("guidance", ""), "options": extra.pop("options", []),
-                     "topic": extra.pop("topic", ""), "reference": extra.pop("reference", ""),
-                     "reference_label": extra.pop("reference_label", ""), "given": extra.pop("given", {}), **extra}
+        variables = {
+            "company": pf.company,
+            "context": context,
+            "intent": extra.pop("intent", ""),
+            "guidance": extra.pop("guidance", ""),
+            "options": extra.pop("options", []),
+            "topic": extra.pop("topic", ""),
+            "reference": extra.pop("reference", ""),
+            "reference_label": extra.pop("reference_label", ""),
+            "given": extra.pop("given", {}),
+            **extra,
+        }
         return self._template(source).render(**variables).strip()
 
 
@@ -385,7 +445,9 @@ def _load_model(path: Path, model: type[BaseModel], problems: list[str]) -> Any:
         return model.model_validate(raw)
     except ValidationError as exc:
         for err in exc.errors():
-            problems.append(f"{path.parent.name}/{path.name}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
+            problems.append(
+                f"{path.parent.name}/{path.name}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+            )
         return None
 
 

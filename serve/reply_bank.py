@@ -32,10 +32,12 @@ OUTSIDE_MIN_SCORE = 0.6
 
 # Words of anger or blame: a reply whose tone is `positive` (thanks for praise) never answers such a message.
 # On real messages an abusive post about lazy drivers matched "thank you, lovely to hear" on its words.
-_NEGATIVE = re.compile(r"(?i)\b(?:fuck\w*|shit\w*|crap|worst|terrible|awful|useless|lazy|rubbish|disgust\w*|"
-                       r"appalling|pathetic|joke|never again|ridiculous|unacceptable|angry|furious|annoyed|"
-                       r"disappoint\w*|complain\w*|not happy)\b|差劲|太差|很差|垃圾|投诉|坑人|骗|恶心|生气|失望|"
-                       r"气死|什么破|无语|不满")
+_NEGATIVE = re.compile(
+    r"(?i)\b(?:fuck\w*|shit\w*|crap|worst|terrible|awful|useless|lazy|rubbish|disgust\w*|"
+    r"appalling|pathetic|joke|never again|ridiculous|unacceptable|angry|furious|annoyed|"
+    r"disappoint\w*|complain\w*|not happy)\b|差劲|太差|很差|垃圾|投诉|坑人|骗|恶心|生气|失望|"
+    r"气死|什么破|无语|不满"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +48,13 @@ class Selection:
 
 
 class ReplySelector:
-    def __init__(self, library: PromptLibrary, embed: Embed | None = None, space: str | None = None,
-                 vectors_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        library: PromptLibrary,
+        embed: Embed | None = None,
+        space: str | None = None,
+        vectors_dir: Path | None = None,
+    ) -> None:
         started = time.perf_counter()
         self._replies: dict[tuple[str, str], list[BankReply]] = {}
         self._index: dict[tuple[str, str], HybridIndex] = {}
@@ -56,17 +63,27 @@ class ReplySelector:
             replies = list(bank.replies)
             if not replies:
                 continue
-            index = build_index([(r.situation, *r.examples) for r in replies], [r.reply for r in replies], embed,
-                                space, vectors_dir)
+            index = build_index(
+                [(r.situation, *r.examples) for r in replies],
+                [r.reply for r in replies],
+                embed,
+                space,
+                vectors_dir,
+            )
             self.dense = self.dense or index.vectors is not None
             self._replies[(domain, lang)] = replies
             self._index[(domain, lang)] = index
         self.size = sum(len(r) for r in self._replies.values())
-        logger.info("reply_bank.loaded replies=%d dense=%s load_s=%.2f", self.size, self.dense,
-                    time.perf_counter() - started)
+        logger.info(
+            "reply_bank.loaded replies=%d dense=%s load_s=%.2f",
+            self.size,
+            self.dense,
+            time.perf_counter() - started,
+        )
 
-    def candidates(self, domain: str, lang: str, query: str, intent: IntentResult | None = None,
-                   k: int = 3) -> list[Selection]:
+    def candidates(
+        self, domain: str, lang: str, query: str, intent: IntentResult | None = None, k: int = 3
+    ) -> list[Selection]:
         """The best `k` replies for `query`, best first, scored with the router's reading of the message."""
         index = self._index.get((domain, lang))
         if index is None:
@@ -82,12 +99,15 @@ class ReplySelector:
             # A reply for an intent the router gives no chance needs a close match: on real messages such picks
             # were right 2 times in 14 (a greeting matched "day pass", lazy drivers "cash on delivery"). Not when
             # the router reads the message as unrelated: there the bank is the second opinion on that reading.
-            found = [h for h in found if prior[h.item] >= MIN_INTENT_PROBABILITY or h.score >= OUTSIDE_MIN_SCORE]
+            found = [
+                h for h in found if prior[h.item] >= MIN_INTENT_PROBABILITY or h.score >= OUTSIDE_MIN_SCORE
+            ]
         if _NEGATIVE.search(query):
             found = [h for h in found if replies[h.item].tone != "positive"]
         return [Selection(replies[h.item], h.score, h) for h in found[:k]]
 
-    def select(self, domain: str, lang: str, query: str, intent: IntentResult | None,
-               threshold: float) -> Selection | None:
+    def select(
+        self, domain: str, lang: str, query: str, intent: IntentResult | None, threshold: float
+    ) -> Selection | None:
         best = self.candidates(domain, lang, query, intent, k=1)
         return best[0] if best and best[0].score >= threshold else None

@@ -40,8 +40,12 @@ class RouteDecision:
     route: Route
     reason: str
     citations: tuple[Citation, ...] = ()
-    handoff: bool = False  # the reply passes the conversation to a person (handoff route, or a reply that does)
-    match_score: float | None = None  # knowledge and selected routes: how well the entry or bank reply matched
+    handoff: bool = (
+        False  # the reply passes the conversation to a person (handoff route, or a reply that does)
+    )
+    match_score: float | None = (
+        None  # knowledge and selected routes: how well the entry or bank reply matched
+    )
 
 
 @dataclass(frozen=True, slots=True)

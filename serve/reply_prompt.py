@@ -16,14 +16,22 @@ if TYPE_CHECKING:
 
 PASSAGES_HEADER = {
     "en": "Answers from {company}'s knowledge base that may fit this message (use them when they answer it; state "
-          "no fact that is not here or in the customer facts):",
+    "no fact that is not here or in the customer facts):",
     "zh": "以下是{company}知识库中可能与本条消息相关的答案（能回答时请据此回答；不要说出这里和客户信息中都没有的事实）：",
 }
 
 
-def build_messages(library: PromptLibrary, generator: Generator, request: ReplyRequest, intent: str, lang: str,
-                   history: tuple[ChatMessage, ...], max_history_turns: int, budget: int,
-                   passages: Sequence[KnowledgeHit] = ()) -> tuple[ChatMessage, ...]:
+def build_messages(
+    library: PromptLibrary,
+    generator: Generator,
+    request: ReplyRequest,
+    intent: str,
+    lang: str,
+    history: tuple[ChatMessage, ...],
+    max_history_turns: int,
+    budget: int,
+    passages: Sequence[KnowledgeHit] = (),
+) -> tuple[ChatMessage, ...]:
     """System prompt (+ knowledge passages at its end, after the part that is the same for every customer of
     the intent, so prefix caching keeps working) + as much recent history as fits + the customer's message,
     within `budget` prompt tokens (the context length minus the reply's max_tokens); the oldest turns go first."""
@@ -31,7 +39,12 @@ def build_messages(library: PromptLibrary, generator: Generator, request: ReplyR
     if passages:
         company = library.file(request.domain, lang).company
         lines = [f"- {h.entry.title}: {h.entry.text}" for h in passages]
-        text += "\n" + PASSAGES_HEADER.get(lang, PASSAGES_HEADER["en"]).format(company=company) + "\n" + "\n".join(lines)
+        text += (
+            "\n"
+            + PASSAGES_HEADER.get(lang, PASSAGES_HEADER["en"]).format(company=company)
+            + "\n"
+            + "\n".join(lines)
+        )
     system = ChatMessage("system", text)
     user = ChatMessage("user", request.message)
     kept = list(history[-max_history_turns:]) if max_history_turns else []
@@ -47,8 +60,14 @@ def build_messages(library: PromptLibrary, generator: Generator, request: ReplyR
         del kept[0]
 
 
-def fact_lead(library: PromptLibrary, request: ReplyRequest, intent: str, lang: str, enabled: bool,
-              history: tuple[ChatMessage, ...] = ()) -> str:
+def fact_lead(
+    library: PromptLibrary,
+    request: ReplyRequest,
+    intent: str,
+    lang: str,
+    enabled: bool,
+    history: tuple[ChatMessage, ...] = (),
+) -> str:
     """The intent's lead sentence rendered from the customer facts, or "" (off, no lead, no facts, or an
     earlier reply in this conversation already said it: a follow-up should not hear the same facts again)."""
     if not enabled:

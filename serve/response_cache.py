@@ -44,9 +44,16 @@ def prompt_version(library: PromptLibrary) -> str:
     version."""
     version = _VERSIONS.get(library)
     if version is None:
-        blob = library.manifest.model_dump_json() + "".join(
-            f"{domain}/{lang}:{pf.model_dump_json()}" for (domain, lang), pf in sorted(library.files.items())
-        ) + "".join(f"bank:{d}/{lang}:{b.model_dump_json()}" for (d, lang), b in sorted(library.banks.items()))
+        blob = (
+            library.manifest.model_dump_json()
+            + "".join(
+                f"{domain}/{lang}:{pf.model_dump_json()}"
+                for (domain, lang), pf in sorted(library.files.items())
+            )
+            + "".join(
+                f"bank:{d}/{lang}:{b.model_dump_json()}" for (d, lang), b in sorted(library.banks.items())
+            )
+        )
         version = _VERSIONS[library] = hashlib.sha256(blob.encode()).hexdigest()[:16]
     return version
 
@@ -57,10 +64,15 @@ class CachePolicy:
     (its passages go into the prompt). All of it but max_tokens and the knowledge version is fixed once the
     services are built, so each digest is computed once."""
 
-    def __init__(self, backend: str, model: str, engines: list[Any], reply: dict[str, Any],
-                 library: PromptLibrary) -> None:
-        self._fixed = {"backend": backend, "model": model, "decoding": [engine_fingerprint(e) for e in engines],
-                       "reply": reply}
+    def __init__(
+        self, backend: str, model: str, engines: list[Any], reply: dict[str, Any], library: PromptLibrary
+    ) -> None:
+        self._fixed = {
+            "backend": backend,
+            "model": model,
+            "decoding": [engine_fingerprint(e) for e in engines],
+            "reply": reply,
+        }
         self._library = library
         self._known: dict[tuple[int, str], str] = {}
 
@@ -68,8 +80,12 @@ class CachePolicy:
         key = (max_tokens, knowledge)
         known = self._known.get(key)
         if known is None:
-            known = self._known[key] = variant_of(**self._fixed, max_tokens=max_tokens,
-                                                  prompts=prompt_version(self._library), knowledge=knowledge)
+            known = self._known[key] = variant_of(
+                **self._fixed,
+                max_tokens=max_tokens,
+                prompts=prompt_version(self._library),
+                knowledge=knowledge,
+            )
         return known
 
 
@@ -147,6 +163,9 @@ class RedisResponseCache:
 def engine_fingerprint(engine: Any) -> dict[str, Any]:
     """What of one engine shapes its replies: backend, model (name and weights directory) and settings."""
     dump = getattr(getattr(engine, "settings", None), "model_dump", None)
-    return {"backend": getattr(engine, "name", None), "model": getattr(engine, "model_name", None),
-            "model_dir": str(getattr(engine, "model_dir", "")),
-            "settings": dump(mode="json") if dump is not None else None}
+    return {
+        "backend": getattr(engine, "name", None),
+        "model": getattr(engine, "model_name", None),
+        "model_dir": str(getattr(engine, "model_dir", "")),
+        "settings": dump(mode="json") if dump is not None else None,
+    }

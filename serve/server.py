@@ -50,7 +50,11 @@ class DrainingServer(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         # Not recorded in uvicorn's captured signals: those are re-raised after serving, and a re-raised
         # SIGTERM would kill the process with status -15 after a clean drain.
-        if self._drain_task is not None or self._loop is None or getattr(self.app.state, "services", None) is None:
+        if (
+            self._drain_task is not None
+            or self._loop is None
+            or getattr(self.app.state, "services", None) is None
+        ):
             self.should_exit = True  # second signal, or nothing to drain yet: stop now
             if self._drain_task is not None:
                 self.force_exit = sig == signal.SIGINT
@@ -68,8 +72,12 @@ class DrainingServer(uvicorn.Server):
         ops.metrics.draining.set(1)
         loop = asyncio.get_running_loop()
         open_streams = len(ops.streams.active)
-        logger.warning("server.draining reason=%s open_streams=%d timeout_s=%.1f", reason, open_streams,
-                       self.drain_timeout_s)
+        logger.warning(
+            "server.draining reason=%s open_streams=%d timeout_s=%.1f",
+            reason,
+            open_streams,
+            self.drain_timeout_s,
+        )
         deadline = loop.time() + self.drain_timeout_s
         while ops.streams.active and loop.time() < deadline:
             await asyncio.sleep(0.05)
@@ -92,7 +100,14 @@ def _log_reload(task: asyncio.Task[Any]) -> None:
 
 def serve_app(app: FastAPI, settings: Settings) -> int:
     server = settings.server
-    config = uvicorn.Config(app, host=server.host, port=server.port, log_config=None, access_log=False,
-                            timeout_keep_alive=int(server.keep_alive_s), timeout_graceful_shutdown=int(_FLUSH_S))
+    config = uvicorn.Config(
+        app,
+        host=server.host,
+        port=server.port,
+        log_config=None,
+        access_log=False,
+        timeout_keep_alive=int(server.keep_alive_s),
+        timeout_graceful_shutdown=int(_FLUSH_S),
+    )
     DrainingServer(config, app, server.drain_timeout_s).run()
     return 0

@@ -101,7 +101,9 @@ def member_generator(member: MemberSettings, settings: Settings) -> tuple[Genera
     import importlib.util
 
     if importlib.util.find_spec("tensorrt_llm") is None:
-        note = f"generator {member.name}: trtllm configured but TensorRT-LLM is not importable; serving with hf"
+        note = (
+            f"generator {member.name}: trtllm configured but TensorRT-LLM is not importable; serving with hf"
+        )
         logger.warning("generator.fallback %s", note)
         return hf_generator(settings), [note]
     from serve.generation.trtllm import from_preset
@@ -110,7 +112,9 @@ def member_generator(member: MemberSettings, settings: Settings) -> tuple[Genera
     return from_preset(member.trtllm_preset, settings.cache_dir), []
 
 
-async def load_generator(generator: Generator, member: str, settings: Settings) -> tuple[Generator, list[str]]:
+async def load_generator(
+    generator: Generator, member: str, settings: Settings
+) -> tuple[Generator, list[str]]:
     """Load a generator (blocking loads run in a worker thread); a trtllm one that cannot load gives way
     to hf (trtllm -> hf), so the server starts and says why it is degraded."""
     load = getattr(generator, "load", None)
@@ -126,12 +130,18 @@ async def load_generator(generator: Generator, member: str, settings: Settings) 
         logger.error("generator.fallback %s", note)
         fallback, notes = await load_generator(hf_generator(settings), member, settings)
         return fallback, [note, *notes]
-    logger.info("generator.ready member=%s backend=%s load_s=%.1f", member, generator.name,
-                time.perf_counter() - started)
+    logger.info(
+        "generator.ready member=%s backend=%s load_s=%.1f",
+        member,
+        generator.name,
+        time.perf_counter() - started,
+    )
     return generator, []
 
 
-async def build_pool(settings: Settings, override: Generator | None = None) -> tuple[GeneratorPool, list[str]]:
+async def build_pool(
+    settings: Settings, override: Generator | None = None
+) -> tuple[GeneratorPool, list[str]]:
     if isinstance(override, GeneratorPool):
         return override, []
     members: list[PoolMember] = []
@@ -144,8 +154,15 @@ async def build_pool(settings: Settings, override: Generator | None = None) -> t
             generator, member_notes = member_generator(config, settings)
         generator, load_notes = await load_generator(generator, config.name, settings)
         notes += member_notes + load_notes
-        members.append(PoolMember(config.name, generator, config.weight,
-                                  Breaker(config.failures_to_open, config.cooldown_s), config.health_interval_s))
+        members.append(
+            PoolMember(
+                config.name,
+                generator,
+                config.weight,
+                Breaker(config.failures_to_open, config.cooldown_s),
+                config.health_interval_s,
+            )
+        )
         if override is not None:
             break  # tests hand in one engine: a pool of one
     return GeneratorPool(members), notes
@@ -168,7 +185,9 @@ def build_response_cache(settings: Settings) -> ResponseCache | None:
     return MemoryResponseCache(config.max_entries, config.ttl_s)
 
 
-async def build_router(settings: Settings, override: IntentClassifier | None) -> tuple[FallbackRouter, list[str]]:
+async def build_router(
+    settings: Settings, override: IntentClassifier | None
+) -> tuple[FallbackRouter, list[str]]:
     if override is not None:
         return (override if isinstance(override, FallbackRouter) else FallbackRouter([override])), []
     from serve.router.loading import load_router
@@ -176,8 +195,12 @@ async def build_router(settings: Settings, override: IntentClassifier | None) ->
     return await asyncio.to_thread(load_router, settings)
 
 
-async def build_services(settings: Settings, generator: Generator | None = None,
-                         router: IntentClassifier | None = None, metrics: Metrics | None = None) -> Services:
+async def build_services(
+    settings: Settings,
+    generator: Generator | None = None,
+    router: IntentClassifier | None = None,
+    metrics: Metrics | None = None,
+) -> Services:
     """Settle every backend, then wire them once. `generator`/`router` replace the configured ones (tests)."""
     library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)  # fails loudly if invalid, before loads
     chain, notes = await build_router(settings, router)
@@ -190,8 +213,13 @@ async def build_services(settings: Settings, generator: Generator | None = None,
         await pool.warmup()
     pool.start_health_checks()
     limits = settings.admission  # admission bounds and their gauges (issue 11)
-    admission = Admission(limits.max_in_flight or settings.generator.max_concurrent_requests, limits.max_queue,
-                          limits.max_queue_wait_s, limits.retry_after_s, metrics)
+    admission = Admission(
+        limits.max_in_flight or settings.generator.max_concurrent_requests,
+        limits.max_queue,
+        limits.max_queue_wait_s,
+        limits.retry_after_s,
+        metrics,
+    )
     inbox = build_inbox(settings, metrics)
     if inbox is not None:
         inbox.start()
@@ -202,16 +230,44 @@ async def build_services(settings: Settings, generator: Generator | None = None,
     knowledge = KnowledgeStore(settings.knowledge, embed, space, settings.vectors_dir)
     await asyncio.to_thread(knowledge.load)
     selector = await asyncio.to_thread(ReplySelector, library, embed, space, settings.vectors_dir)
-    pipeline = ReplyPipeline(router=chain, generator=pool, library=library, sessions=sessions, cache=cache,
-                             admission=admission, settings=settings, inbox=inbox, knowledge=knowledge,
-                             selector=selector, metrics=metrics)
+    pipeline = ReplyPipeline(
+        router=chain,
+        generator=pool,
+        library=library,
+        sessions=sessions,
+        cache=cache,
+        admission=admission,
+        settings=settings,
+        inbox=inbox,
+        knowledge=knowledge,
+        selector=selector,
+        metrics=metrics,
+    )
     completions = CompletionService(pool, settings.generator, admission)
-    services = Services(settings, pool, chain, library, sessions, cache, admission, pipeline, completions,
-                        knowledge, notes + pool_notes, inbox)
+    services = Services(
+        settings,
+        pool,
+        chain,
+        library,
+        sessions,
+        cache,
+        admission,
+        pipeline,
+        completions,
+        knowledge,
+        notes + pool_notes,
+        inbox,
+    )
     if settings.router.build_in_background and router is None:
-        builder = RouterBuild(settings.router_dir, settings.cache_dir, lambda: swap_router(services, router_notes=notes),
-                              settings.router.build_command)
-        object.__setattr__(services, "builder", builder)  # the dataclass is frozen; the builder needs services
+        builder = RouterBuild(
+            settings.router_dir,
+            settings.cache_dir,
+            lambda: swap_router(services, router_notes=notes),
+            settings.router.build_command,
+        )
+        object.__setattr__(
+            services, "builder", builder
+        )  # the dataclass is frozen; the builder needs services
         builder.start()
     services.lifecycle.ready = True
     return services

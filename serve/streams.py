@@ -131,8 +131,9 @@ class StreamRegistry:
         try:
             value = float(header)
         except ValueError:
-            raise InvalidRequest(f"{TIMEOUT_HEADER} must be a number of seconds, got {header[:40]!r}",
-                                 param=TIMEOUT_HEADER) from None
+            raise InvalidRequest(
+                f"{TIMEOUT_HEADER} must be a number of seconds, got {header[:40]!r}", param=TIMEOUT_HEADER
+            ) from None
         if not value > 0 or value != value:
             raise InvalidRequest(f"{TIMEOUT_HEADER} must be above 0 seconds", param=TIMEOUT_HEADER)
         return min(value, self.max_s)

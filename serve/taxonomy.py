@@ -8,16 +8,35 @@ Domain = Literal["telecom", "ecommerce"]
 DOMAINS: tuple[Domain, ...] = ("telecom", "ecommerce")
 
 SHARED_INTENTS = (
-    "account_access", "account_manage", "billing_inquiry", "billing_dispute", "payment_issue", "pay_bill_topup",
-    "cancel_service", "complaint_feedback", "contact_human", "app_website_issue", "greeting_chitchat",
+    "account_access",
+    "account_manage",
+    "billing_inquiry",
+    "billing_dispute",
+    "payment_issue",
+    "pay_bill_topup",
+    "cancel_service",
+    "complaint_feedback",
+    "contact_human",
+    "app_website_issue",
+    "greeting_chitchat",
     "out_of_scope",
 )
 TELECOM_INTENTS = (
-    "balance_usage_inquiry", "plan_change", "network_fault", "roaming_international", "sim_device",
+    "balance_usage_inquiry",
+    "plan_change",
+    "network_fault",
+    "roaming_international",
+    "sim_device",
 )
 ECOMMERCE_INTENTS = (
-    "order_tracking", "delivery_problem", "order_cancel", "order_modify", "return_exchange", "refund",
-    "promo_coupon_pricing", "product_presales_inquiry",
+    "order_tracking",
+    "delivery_problem",
+    "order_cancel",
+    "order_modify",
+    "return_exchange",
+    "refund",
+    "promo_coupon_pricing",
+    "product_presales_inquiry",
 )
 INTENTS: tuple[str, ...] = SHARED_INTENTS + TELECOM_INTENTS + ECOMMERCE_INTENTS
 INTENT_INDEX = {name: i for i, name in enumerate(INTENTS)}

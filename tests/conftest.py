@@ -74,8 +74,10 @@ def sse_json(text: str) -> tuple[list[dict[str, Any]], bool]:
 # clarify; streaming, admission, deadlines, the engine pool): no knowledge-base answers and no reply-bank
 # selections, so a plain question reaches the route its intent has (tests/api/test_reply_routes.py and
 # test_knowledge_reload.py cover the knowledge and bank routes).
-GENERATED_ONLY: dict[str, Any] = {"knowledge": KnowledgeSettings(enabled=False),
-                                  "reply": ReplySettings(reply_bank=False)}
+GENERATED_ONLY: dict[str, Any] = {
+    "knowledge": KnowledgeSettings(enabled=False),
+    "reply": ReplySettings(reply_bank=False),
+}
 
 
 @pytest.fixture
@@ -94,7 +96,9 @@ def fake_generator() -> ScriptedFakeGenerator:
 
 
 @pytest.fixture
-async def client(settings: Settings, fake_generator: ScriptedFakeGenerator) -> AsyncIterator[httpx.AsyncClient]:
+async def client(
+    settings: Settings, fake_generator: ScriptedFakeGenerator
+) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings, generator=fake_generator)
     async with LifespanManager(app):
         transport = httpx.ASGITransport(app=app)

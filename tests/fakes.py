@@ -96,8 +96,17 @@ class ScriptedTestRouter:
         for text in texts:
             label, confidence = self.answers.get(text, ("out_of_scope", 0.99))
             unsure = confidence < 0.5  # the default build's threshold floor
-            out.append(IntentResult(label, confidence, (Ranked(label, confidence), Ranked("out_of_scope", 0.0)),
-                                    unsure, "low_confidence" if unsure else None, self.name, detect_lang(text)))
+            out.append(
+                IntentResult(
+                    label,
+                    confidence,
+                    (Ranked(label, confidence), Ranked("out_of_scope", 0.0)),
+                    unsure,
+                    "low_confidence" if unsure else None,
+                    self.name,
+                    detect_lang(text),
+                )
+            )
         return out
 
     async def check_health(self) -> None:

@@ -192,7 +192,8 @@ class _Network:
         self.flag_names = sorted(m.name for m in generation.network_flag if flags & (1 << int(m)))
         strong = generation.network_flag.__members__.get("STRONGLY_TYPED")
         self.strongly_typed = generation.always_strongly_typed or bool(
-            strong is not None and flags & (1 << int(strong)))
+            strong is not None and flags & (1 << int(strong))
+        )
         self.onnx_path: str | None = None
         self.weights_dtype: str | None = None
 
@@ -211,7 +212,9 @@ class OnnxParser:
             self._errors = [f"cannot read {path}: {exc}"]
             return False
         unsupported = sorted({n.op_type for n in model.graph.node if n.domain not in ("", "ai.onnx")})
-        if unsupported:  # TensorRT has no importer for ONNX Runtime's contrib ops (Attention, SkipLayerNorm ...)
+        if (
+            unsupported
+        ):  # TensorRT has no importer for ONNX Runtime's contrib ops (Attention, SkipLayerNorm ...)
             self._errors = [f"unsupported operator {op}" for op in unsupported]
             return False
         types = {init.data_type for init in model.graph.initializer}
@@ -301,11 +304,17 @@ class _Builder:
             precision = network.weights_dtype  # the types are the network's own
         else:
             precision = "fp16" if "FP16" in config.flags else "fp32"
-        plan = {"fake_plan": True, "tensorrt": self.generation.version, "onnx": network.onnx_path,
-                "network": "strongly_typed" if network.strongly_typed else "weakly_typed",
-                "network_flags": network.flag_names, "flags": sorted(config.flags),
-                "precision_flags": sorted(config.flags & _PRECISION_FLAGS), "precision": precision,
-                "profile": {k: v for k, v in config.profiles[0].shapes.items()}}
+        plan = {
+            "fake_plan": True,
+            "tensorrt": self.generation.version,
+            "onnx": network.onnx_path,
+            "network": "strongly_typed" if network.strongly_typed else "weakly_typed",
+            "network_flags": network.flag_names,
+            "flags": sorted(config.flags),
+            "precision_flags": sorted(config.flags & _PRECISION_FLAGS),
+            "precision": precision,
+            "profile": {k: v for k, v in config.profiles[0].shapes.items()},
+        }
         return json.dumps(plan).encode()
 
 
@@ -359,7 +368,9 @@ class _Context:
         self.streams: list[int] = []
         self.execute_threads: list[int] = []
         self.overlaps = 0
-        self._user: int | None = None  # the thread whose call (set_input_shape .. execute_async_v3) is under way
+        self._user: int | None = (
+            None  # the thread whose call (set_input_shape .. execute_async_v3) is under way
+        )
         self._book = threading.Lock()  # guards the double's own bookkeeping, not the caller
 
     def _use(self, method: str) -> None:
@@ -367,9 +378,11 @@ class _Context:
         with self._book:
             if self._user is not None and self._user != me:
                 self.overlaps += 1
-                raise RuntimeError(f"IExecutionContext.{method} from thread {me} while thread {self._user} is "
-                                   "between set_input_shape and execute_async_v3 on the same context: an "
-                                   "execution context is not thread-safe")
+                raise RuntimeError(
+                    f"IExecutionContext.{method} from thread {me} while thread {self._user} is "
+                    "between set_input_shape and execute_async_v3 on the same context: an "
+                    "execution context is not thread-safe"
+                )
             self._user = me
 
     def _release(self) -> None:
@@ -411,12 +424,15 @@ class _Context:
         for name in ("input_ids", "attention_mask", "logits"):
             address = self.addresses.get(name)
             if address not in _DEVICE:
-                raise RuntimeError(f"an illegal memory access was encountered: {name} at {address!r} is not device "
-                                   "memory")
+                raise RuntimeError(
+                    f"an illegal memory access was encountered: {name} at {address!r} is not device memory"
+                )
             buffers[name] = _DEVICE[address]
         for name in ("input_ids", "attention_mask"):
             if buffers[name].array.shape != self.shapes[name]:
-                raise RuntimeError(f"{name}: buffer shape {buffers[name].array.shape} != input shape {self.shapes[name]}")
+                raise RuntimeError(
+                    f"{name}: buffer shape {buffers[name].array.shape} != input shape {self.shapes[name]}"
+                )
         if self.engine.execute_s:
             time.sleep(self.engine.execute_s)
         logits = self.engine.session.logits(buffers["input_ids"].array, buffers["attention_mask"].array)
@@ -478,16 +494,53 @@ class FakeTensorRT11:
 # Every name the doubles offer, for the conformance check against the reference. Both generations share these;
 # the enum members differ (listed by `enum_members`).
 FAKE_SURFACE = {
-    "module": ["Logger", "Builder", "OnnxParser", "Runtime", "MemoryPoolType", "BuilderFlag",
-               "NetworkDefinitionCreationFlag", "TensorIOMode", "DataType"],
-    "members": ["create_network", "create_builder_config", "create_optimization_profile",
-                "build_serialized_network", "parse_from_file", "num_errors", "get_error", "set_shape",
-                "set_memory_pool_limit", "set_flag", "add_optimization_profile", "create_timing_cache",
-                "set_timing_cache", "get_timing_cache", "serialize", "builder_optimization_level",
-                "deserialize_cuda_engine", "create_execution_context", "num_io_tensors",
-                "get_tensor_name", "get_tensor_mode", "get_tensor_dtype", "get_tensor_profile_shape",
-                "set_input_shape", "get_tensor_shape", "set_tensor_address", "execute_async_v3",
-                "WORKSPACE", "INPUT", "OUTPUT", "FLOAT", "HALF", "INT64", "WARNING"],
+    "module": [
+        "Logger",
+        "Builder",
+        "OnnxParser",
+        "Runtime",
+        "MemoryPoolType",
+        "BuilderFlag",
+        "NetworkDefinitionCreationFlag",
+        "TensorIOMode",
+        "DataType",
+    ],
+    "members": [
+        "create_network",
+        "create_builder_config",
+        "create_optimization_profile",
+        "build_serialized_network",
+        "parse_from_file",
+        "num_errors",
+        "get_error",
+        "set_shape",
+        "set_memory_pool_limit",
+        "set_flag",
+        "add_optimization_profile",
+        "create_timing_cache",
+        "set_timing_cache",
+        "get_timing_cache",
+        "serialize",
+        "builder_optimization_level",
+        "deserialize_cuda_engine",
+        "create_execution_context",
+        "num_io_tensors",
+        "get_tensor_name",
+        "get_tensor_mode",
+        "get_tensor_dtype",
+        "get_tensor_profile_shape",
+        "set_input_shape",
+        "get_tensor_shape",
+        "set_tensor_address",
+        "execute_async_v3",
+        "WORKSPACE",
+        "INPUT",
+        "OUTPUT",
+        "FLOAT",
+        "HALF",
+        "INT64",
+        "WARNING",
+    ],
 }
 
 

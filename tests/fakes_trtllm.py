@@ -84,8 +84,14 @@ class FakeCompletionOutput:
 class FakeRequestOutput:
     """One object, mutated and re-yielded every step, as the real RequestOutput is."""
 
-    def __init__(self, request_id: int, prompt_ids: list[int], steps: list[Step], raise_at: int | None,
-                 on_step: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        request_id: int,
+        prompt_ids: list[int],
+        steps: list[Step],
+        raise_at: int | None,
+        on_step: Callable[[], None],
+    ) -> None:
         asyncio.get_running_loop()  # the real API needs a running loop when the result object is created
         self.request_id = request_id
         self.prompt_token_ids = prompt_ids
@@ -98,7 +104,9 @@ class FakeRequestOutput:
         self.yielded = 0
         # steady-clock time points, which the bindings hand to Python as timedelta
         arrival = datetime.timedelta(seconds=10)
-        timing = SimpleNamespace(arrival_time=arrival, first_scheduled_time=arrival + datetime.timedelta(milliseconds=4))
+        timing = SimpleNamespace(
+            arrival_time=arrival, first_scheduled_time=arrival + datetime.timedelta(milliseconds=4)
+        )
         self.outputs[0].request_perf_metrics = SimpleNamespace(timing_metrics=timing)
 
     def abort(self) -> None:
@@ -222,8 +230,9 @@ class FakeLLM:
         self._shut_down = False
         type(self).instances.append(self)
 
-    def generate_async(self, inputs: list[int], sampling_params: FakeSamplingParams | None = None,
-                       streaming: bool = False) -> FakeRequestOutput:
+    def generate_async(
+        self, inputs: list[int], sampling_params: FakeSamplingParams | None = None, streaming: bool = False
+    ) -> FakeRequestOutput:
         if self._shut_down:
             raise RuntimeError("LLM is shutting down")
         assert streaming, "the backend streams"
@@ -233,8 +242,13 @@ class FakeLLM:
             self._stats = FakeIterationResult()
         else:
             self._stats.mark_undone()
-        output = FakeRequestOutput(len(self.requests), list(inputs), type(self).script(list(inputs), sampling),
-                                   type(self).raise_at, self._emit_stats)
+        output = FakeRequestOutput(
+            len(self.requests),
+            list(inputs),
+            type(self).script(list(inputs), sampling),
+            type(self).raise_at,
+            self._emit_stats,
+        )
         self.requests.append((list(inputs), sampling, output))
         return output
 
@@ -243,8 +257,10 @@ class FakeLLM:
             return
         max_num_tokens = self.kwargs.get("max_num_tokens", 8192)
         if prompt_len > max_num_tokens:
-            raise ValueError(f"The sum of prompt length ({prompt_len}), query length (0) should not exceed "
-                             f"max_num_tokens ({max_num_tokens})")
+            raise ValueError(
+                f"The sum of prompt length ({prompt_len}), query length (0) should not exceed "
+                f"max_num_tokens ({max_num_tokens})"
+            )
 
     def _emit_stats(self) -> None:
         if self._stats is not None and self.iteration_stats:
@@ -273,8 +289,10 @@ class FakeEngineLLM(FakeLLM):
         config = json.loads((Path(self.model) / "config.json").read_text())
         max_seq_len = config["build_config"]["max_seq_len"]
         if prompt_len + (sampling.max_tokens or 0) > max_seq_len:
-            raise ValueError(f"The sum of prompt length ({prompt_len}) and query length (0) max_tokens "
-                             f"({sampling.max_tokens}) should not exceed max_seq_len ({max_seq_len})")
+            raise ValueError(
+                f"The sum of prompt length ({prompt_len}) and query length (0) max_tokens "
+                f"({sampling.max_tokens}) should not exceed max_seq_len ({max_seq_len})"
+            )
 
 
 class FakeTensorRTLLM:
@@ -283,24 +301,38 @@ class FakeTensorRTLLM:
     __version__ = FAKE_VERSION
     LLM = FakeLLM
     SamplingParams = FakeSamplingParams
-    llmapi = SimpleNamespace(KvCacheConfig=FakeKvCacheConfig, SchedulerConfig=FakeSchedulerConfig,
-                             CapacitySchedulerPolicy=CapacitySchedulerPolicy,
-                             ContextChunkingPolicy=ContextChunkingPolicy)
+    llmapi = SimpleNamespace(
+        KvCacheConfig=FakeKvCacheConfig,
+        SchedulerConfig=FakeSchedulerConfig,
+        CapacitySchedulerPolicy=CapacitySchedulerPolicy,
+        ContextChunkingPolicy=ContextChunkingPolicy,
+    )
     _tensorrt_engine = SimpleNamespace(LLM=FakeEngineLLM)
 
 
-def write_engine(serve_dir: Path, manifest_path: Path, preset: str, max_seq_len: int = 2048,
-                 **manifest: Any) -> None:
+def write_engine(
+    serve_dir: Path, manifest_path: Path, preset: str, max_seq_len: int = 2048, **manifest: Any
+) -> None:
     """Lay out what build-llm leaves behind: engine config.json and csreply-engine.json."""
     from serve.engine_artifacts import EngineManifest
 
     serve_dir.mkdir(parents=True, exist_ok=True)
-    (serve_dir / "config.json").write_text(json.dumps(
-        {"version": FAKE_VERSION, "pretrained_config": {}, "build_config": {"max_seq_len": max_seq_len}}))
+    (serve_dir / "config.json").write_text(
+        json.dumps(
+            {"version": FAKE_VERSION, "pretrained_config": {}, "build_config": {"max_seq_len": max_seq_len}}
+        )
+    )
     base: dict[str, Any] = {
-        "preset": preset, "flow": "engine", "config_hash": "0" * 16, "source_checkpoint": "/models/x",
-        "tensorrt_llm_version": FAKE_VERSION, "tensorrt_version": None, "compute_capability": "9.0",
-        "gpu_name": "NVIDIA H200", "engine_config_version": FAKE_VERSION, "precision": {},
+        "preset": preset,
+        "flow": "engine",
+        "config_hash": "0" * 16,
+        "source_checkpoint": "/models/x",
+        "tensorrt_llm_version": FAKE_VERSION,
+        "tensorrt_version": None,
+        "compute_capability": "9.0",
+        "gpu_name": "NVIDIA H200",
+        "engine_config_version": FAKE_VERSION,
+        "precision": {},
         "serve": {"model": str(serve_dir), "tokenizer": "/models/x"},
     }
     EngineManifest.model_validate({**base, **manifest}).write(manifest_path)

@@ -56,8 +56,12 @@ class FastTestEngine:
                     await asyncio.Event().wait()
                 await asyncio.sleep(self.slow_s if "[[slow]]" in text else self.pace_s)
             finished = True
-            yield GenerationChunk(f"{self.label}{count - 1}", "stop" if count == self.tokens else "length",
-                                  prompt_tokens=self.count_prompt_tokens(request.messages), completion_tokens=count)
+            yield GenerationChunk(
+                f"{self.label}{count - 1}",
+                "stop" if count == self.tokens else "length",
+                prompt_tokens=self.count_prompt_tokens(request.messages),
+                completion_tokens=count,
+            )
         finally:
             self.running.discard(request.request_id)
             if not finished:
@@ -76,8 +80,16 @@ class FastTestEngine:
     def stats(self) -> GeneratorStats:
         running = len(self.running)
         # Blocks as a paged engine would hold them: a fixed share per running request, none when idle.
-        return GeneratorStats(self.name, self.model_name, running, running, 0, self.started,
-                              kv_blocks_used=running * 2, kv_blocks_total=512)
+        return GeneratorStats(
+            self.name,
+            self.model_name,
+            running,
+            running,
+            0,
+            self.started,
+            kv_blocks_used=running * 2,
+            kv_blocks_total=512,
+        )
 
     async def aclose(self) -> None:
         return None
@@ -101,8 +113,12 @@ def main() -> None:
     settings = load_settings()
     settings = settings.model_copy(update={"server": settings.server.model_copy(update={"port": args.port})})
     configure_logging(settings.logging.level, settings.logging.json_format)
-    engine = FastTestEngine(tokens=args.tokens, slow_s=float(os.environ.get("FAST_ENGINE_SLOW_S", "0.05")),
-                            pace_s=args.delay_ms / 1000, label=args.label)
+    engine = FastTestEngine(
+        tokens=args.tokens,
+        slow_s=float(os.environ.get("FAST_ENGINE_SLOW_S", "0.05")),
+        pace_s=args.delay_ms / 1000,
+        label=args.label,
+    )
     raise SystemExit(serve_app(create_app(settings, generator=engine), settings))
 
 

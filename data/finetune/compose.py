@@ -11,6 +11,7 @@ conversations on the reply rules (ask for the one missing detail, state no fact 
 written out next, on top of each intent's target. The composer adds composed conversations until each intent reaches
 its target, never writing the same reply twice. See README.md.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,13 +26,34 @@ sys.path.insert(0, HERE)
 
 SEED = 20261203
 TARGET = {("telecom", "en"): 940, ("ecommerce", "en"): 940, ("telecom", "zh"): 730, ("ecommerce", "zh"): 730}
-FIELD_ORDER = ["name", "plan", "balance", "data_left", "bill_amount", "due_date", "order_id", "order_status",
-               "tracking_number", "delivery_eta", "item"]
+FIELD_ORDER = [
+    "name",
+    "plan",
+    "balance",
+    "data_left",
+    "bill_amount",
+    "due_date",
+    "order_id",
+    "order_status",
+    "tracking_number",
+    "delivery_eta",
+    "item",
+]
 APOLOGY = ("I'm sorry", "Sorry", "Unfortunately", "很抱歉", "抱歉", "非常抱歉")
 PH = re.compile(r"\{(\w+)\}")
 # intents whose replies carry no numbers, usable as an earlier, different topic in a multi-turn conversation
-PRIOR_OK = ["app_website_issue", "roaming_international", "account_manage", "payment_issue", "promo_coupon_pricing",
-            "order_modify", "return_exchange", "product_presales_inquiry", "delivery_problem", "plan_change"]
+PRIOR_OK = [
+    "app_website_issue",
+    "roaming_international",
+    "account_manage",
+    "payment_issue",
+    "promo_coupon_pricing",
+    "order_modify",
+    "return_exchange",
+    "product_presales_inquiry",
+    "delivery_problem",
+    "plan_change",
+]
 
 
 def _dates(rng, lang):
@@ -61,43 +83,208 @@ def _data(rng, lang):
 
 VALUES = {
     ("telecom", "en"): dict(
-        name=["Priya", "Tom", "Aisha", "Daniel", "Mei", "Carlos", "Sophie", "Liam", "Fatima", "Jonas", "Grace", "Omar", "Hannah", "Raj", "Elena", "Marcus"],
-        plan=["Essential 10GB", "Unlimited Plus", "Flex 5GB", "Family Share 50GB", "Prepaid Smart 15GB", "Go 2GB", "Unlimited Max", "Student 30GB", "Basic 5GB", "SIM Only 25GB"],
-        balance=lambda r: _money(r, "en", 0, 60, "$"), data_left=lambda r: _data(r, "en"),
-        bill_amount=lambda r: _money(r, "en", 15, 140, "$"), due_date=lambda r: _dates(r, "en"),
+        name=[
+            "Priya",
+            "Tom",
+            "Aisha",
+            "Daniel",
+            "Mei",
+            "Carlos",
+            "Sophie",
+            "Liam",
+            "Fatima",
+            "Jonas",
+            "Grace",
+            "Omar",
+            "Hannah",
+            "Raj",
+            "Elena",
+            "Marcus",
+        ],
+        plan=[
+            "Essential 10GB",
+            "Unlimited Plus",
+            "Flex 5GB",
+            "Family Share 50GB",
+            "Prepaid Smart 15GB",
+            "Go 2GB",
+            "Unlimited Max",
+            "Student 30GB",
+            "Basic 5GB",
+            "SIM Only 25GB",
+        ],
+        balance=lambda r: _money(r, "en", 0, 60, "$"),
+        data_left=lambda r: _data(r, "en"),
+        bill_amount=lambda r: _money(r, "en", 15, 140, "$"),
+        due_date=lambda r: _dates(r, "en"),
         order_id=lambda r: f"EM-{r.randint(40000, 79999)}",
-        tracking_number=lambda r: r.choice([f"1Z{r.randint(100000, 999999)}X{r.randint(10, 99)}", f"JD0{r.randint(10**10, 10**11 - 1)}", f"UP{r.randint(10**9, 10**10 - 1)}"]),
+        tracking_number=lambda r: r.choice(
+            [
+                f"1Z{r.randint(100000, 999999)}X{r.randint(10, 99)}",
+                f"JD0{r.randint(10**10, 10**11 - 1)}",
+                f"UP{r.randint(10**9, 10**10 - 1)}",
+            ]
+        ),
         delivery_eta=lambda r: _dates(r, "en"),
-        item=["Pixel 9 128GB", "Galaxy A56", "iPhone 16 256GB", "USB-C fast charger", "wireless earbuds", "Moto G85", "clear phone case", "Galaxy Tab S10"],
-        status={"pending": ["Pending"], "shipped": ["Shipped", "In transit", "Out for delivery"], "delivered": ["Delivered"]}),
+        item=[
+            "Pixel 9 128GB",
+            "Galaxy A56",
+            "iPhone 16 256GB",
+            "USB-C fast charger",
+            "wireless earbuds",
+            "Moto G85",
+            "clear phone case",
+            "Galaxy Tab S10",
+        ],
+        status={
+            "pending": ["Pending"],
+            "shipped": ["Shipped", "In transit", "Out for delivery"],
+            "delivered": ["Delivered"],
+        },
+    ),
     ("ecommerce", "en"): dict(
-        name=["Emma", "James", "Olivia", "Noah", "Chloe", "Ben", "Zara", "Lucas", "Maya", "Ethan", "Ruby", "Samir", "Alice", "Leo", "Nina", "Theo"],
+        name=[
+            "Emma",
+            "James",
+            "Olivia",
+            "Noah",
+            "Chloe",
+            "Ben",
+            "Zara",
+            "Lucas",
+            "Maya",
+            "Ethan",
+            "Ruby",
+            "Samir",
+            "Alice",
+            "Leo",
+            "Nina",
+            "Theo",
+        ],
         plan=["Plus Monthly", "Plus Annual", "Premium Monthly", "Premium Annual", "Free Delivery Pass"],
-        balance=lambda r: _money(r, "en", 0, 200, "$"), bill_amount=lambda r: _money(r, "en", 8, 400, "$"),
+        balance=lambda r: _money(r, "en", 0, 200, "$"),
+        bill_amount=lambda r: _money(r, "en", 8, 400, "$"),
         order_id=lambda r: f"#W{r.randint(1000000, 9999999)}",
-        tracking_number=lambda r: r.choice([f"1Z999AA1{r.randint(10**9, 10**10 - 1)}", f"9400{r.randint(10**11, 10**12 - 1)}", f"TBA{r.randint(10**10, 10**11 - 1)}"]),
-        delivery_eta=lambda r: _dates(r, "en"), due_date=lambda r: _dates(r, "en"),
-        item=["Nordic Oak Desk", "merino wool scarf", "running shoes", "ceramic mug set", "linen duvet cover", "Bluetooth speaker", "denim jacket", "stand mixer", "yoga mat", "leather backpack"],
-        status={"pending": ["Pending"], "shipped": ["Shipped", "In transit", "Out for delivery"], "delivered": ["Delivered"]}),
+        tracking_number=lambda r: r.choice(
+            [
+                f"1Z999AA1{r.randint(10**9, 10**10 - 1)}",
+                f"9400{r.randint(10**11, 10**12 - 1)}",
+                f"TBA{r.randint(10**10, 10**11 - 1)}",
+            ]
+        ),
+        delivery_eta=lambda r: _dates(r, "en"),
+        due_date=lambda r: _dates(r, "en"),
+        item=[
+            "Nordic Oak Desk",
+            "merino wool scarf",
+            "running shoes",
+            "ceramic mug set",
+            "linen duvet cover",
+            "Bluetooth speaker",
+            "denim jacket",
+            "stand mixer",
+            "yoga mat",
+            "leather backpack",
+        ],
+        status={
+            "pending": ["Pending"],
+            "shipped": ["Shipped", "In transit", "Out for delivery"],
+            "delivered": ["Delivered"],
+        },
+    ),
     ("telecom", "zh"): dict(
-        name=["王先生", "李女士", "张先生", "陈女士", "刘先生", "赵女士", "小周", "孙先生", "黄女士", "吴先生", "林女士", "郑先生"],
-        plan=["畅享58元套餐", "5G智享129元套餐", "畅聊39元套餐", "流量王99元套餐", "家庭融合199元套餐", "校园19元套餐", "预付费畅玩卡", "5G畅享169元套餐"],
-        balance=lambda r: _money(r, "zh", 0, 80, "¥"), data_left=lambda r: _data(r, "zh"),
-        bill_amount=lambda r: _money(r, "zh", 19, 260, "¥"), due_date=lambda r: _dates(r, "zh"),
+        name=[
+            "王先生",
+            "李女士",
+            "张先生",
+            "陈女士",
+            "刘先生",
+            "赵女士",
+            "小周",
+            "孙先生",
+            "黄女士",
+            "吴先生",
+            "林女士",
+            "郑先生",
+        ],
+        plan=[
+            "畅享58元套餐",
+            "5G智享129元套餐",
+            "畅聊39元套餐",
+            "流量王99元套餐",
+            "家庭融合199元套餐",
+            "校园19元套餐",
+            "预付费畅玩卡",
+            "5G畅享169元套餐",
+        ],
+        balance=lambda r: _money(r, "zh", 0, 80, "¥"),
+        data_left=lambda r: _data(r, "zh"),
+        bill_amount=lambda r: _money(r, "zh", 19, 260, "¥"),
+        due_date=lambda r: _dates(r, "zh"),
         order_id=lambda r: f"SC2026{r.randint(1101, 1203):04d}{r.randint(100, 999)}",
-        tracking_number=lambda r: r.choice([f"SF{r.randint(10**11, 10**12 - 1)}", f"YT{r.randint(10**11, 10**12 - 1)}", f"JD{r.randint(10**11, 10**12 - 1)}"]),
+        tracking_number=lambda r: r.choice(
+            [
+                f"SF{r.randint(10**11, 10**12 - 1)}",
+                f"YT{r.randint(10**11, 10**12 - 1)}",
+                f"JD{r.randint(10**11, 10**12 - 1)}",
+            ]
+        ),
         delivery_eta=lambda r: _dates(r, "zh"),
-        item=["华为Mate 70", "小米15 256GB", "iPhone 16 128GB", "65W快充充电器", "无线蓝牙耳机", "荣耀平板9", "手机保护壳", "OPPO Find X8"],
-        status={"pending": ["待发货"], "shipped": ["已发货", "运输中", "派送中"], "delivered": ["已签收"]}),
+        item=[
+            "华为Mate 70",
+            "小米15 256GB",
+            "iPhone 16 128GB",
+            "65W快充充电器",
+            "无线蓝牙耳机",
+            "荣耀平板9",
+            "手机保护壳",
+            "OPPO Find X8",
+        ],
+        status={"pending": ["待发货"], "shipped": ["已发货", "运输中", "派送中"], "delivered": ["已签收"]},
+    ),
     ("ecommerce", "zh"): dict(
-        name=["王先生", "李女士", "张小姐", "陈先生", "刘女士", "周先生", "杨小姐", "何先生", "许女士", "马先生", "高女士", "罗先生"],
+        name=[
+            "王先生",
+            "李女士",
+            "张小姐",
+            "陈先生",
+            "刘女士",
+            "周先生",
+            "杨小姐",
+            "何先生",
+            "许女士",
+            "马先生",
+            "高女士",
+            "罗先生",
+        ],
         plan=["月度会员", "年度会员", "季度会员", "免运费年卡", "超级会员连续包月"],
-        balance=lambda r: _money(r, "zh", 0, 500, "¥"), bill_amount=lambda r: _money(r, "zh", 9, 2000, "¥"),
+        balance=lambda r: _money(r, "zh", 0, 500, "¥"),
+        bill_amount=lambda r: _money(r, "zh", 9, 2000, "¥"),
         order_id=lambda r: f"DD{r.randint(10**9, 10**10 - 1)}",
-        tracking_number=lambda r: r.choice([f"SF{r.randint(10**11, 10**12 - 1)}", f"ZTO{r.randint(10**11, 10**12 - 1)}", f"YD{r.randint(10**10, 10**11 - 1)}", f"JT{r.randint(10**11, 10**12 - 1)}"]),
-        delivery_eta=lambda r: _dates(r, "zh"), due_date=lambda r: _dates(r, "zh"),
-        item=["北欧实木书桌", "纯棉T恤", "羊毛围巾", "陶瓷马克杯套装", "蓝牙音箱", "羽绒服", "空气炸锅", "瑜伽垫", "真皮双肩包", "四件套床品"],
-        status={"pending": ["待发货"], "shipped": ["已发货", "运输中", "派送中"], "delivered": ["已签收"]}),
+        tracking_number=lambda r: r.choice(
+            [
+                f"SF{r.randint(10**11, 10**12 - 1)}",
+                f"ZTO{r.randint(10**11, 10**12 - 1)}",
+                f"YD{r.randint(10**10, 10**11 - 1)}",
+                f"JT{r.randint(10**11, 10**12 - 1)}",
+            ]
+        ),
+        delivery_eta=lambda r: _dates(r, "zh"),
+        due_date=lambda r: _dates(r, "zh"),
+        item=[
+            "北欧实木书桌",
+            "纯棉T恤",
+            "羊毛围巾",
+            "陶瓷马克杯套装",
+            "蓝牙音箱",
+            "羽绒服",
+            "空气炸锅",
+            "瑜伽垫",
+            "真皮双肩包",
+            "四件套床品",
+        ],
+        status={"pending": ["待发货"], "shipped": ["已发货", "运输中", "派送中"], "delivered": ["已签收"]},
+    ),
 }
 
 
@@ -214,12 +401,44 @@ class Composer:
         fields = sorted(set(PH.findall(m1 + a1 + m2 + rep)) | set(need or []))
         status = "any" if "order_status" in fields else None
         ctx = self.ctx([f for f in fields if f != "order_status"], None, status, ["name"] if not need else [])
-        hist = [{"role": "user", "content": self.fmt(m1, ctx)}, {"role": "assistant", "content": self.fmt(a1, ctx)}]
-        lead = self.rng.choice(["", "", ""] + (["Thanks! ", "Got it. "] if self.lang == "en" else ["好的，", "明白了，"]))
+        hist = [
+            {"role": "user", "content": self.fmt(m1, ctx)},
+            {"role": "assistant", "content": self.fmt(a1, ctx)},
+        ]
+        lead = self.rng.choice(
+            ["", "", ""] + (["Thanks! ", "Got it. "] if self.lang == "en" else ["好的，", "明白了，"])
+        )
         reply = self.fmt(rep, ctx)
-        if lead and not reply.startswith(("Thanks", "Sorry", "Of course", "Sure", "No,", "Yes", "Got", "I ", "In ", "Open", "Switching", "Changing", "It's", "Thank")) and self.lang == "en":
+        if (
+            lead
+            and not reply.startswith(
+                (
+                    "Thanks",
+                    "Sorry",
+                    "Of course",
+                    "Sure",
+                    "No,",
+                    "Yes",
+                    "Got",
+                    "I ",
+                    "In ",
+                    "Open",
+                    "Switching",
+                    "Changing",
+                    "It's",
+                    "Thank",
+                )
+            )
+            and self.lang == "en"
+        ):
             reply = lead + reply
-        elif lead and self.lang == "zh" and not reply.startswith(("好的", "收到", "明白", "很抱歉", "辛苦", "没问题", "当然", "不会", "是的", "可以")):
+        elif (
+            lead
+            and self.lang == "zh"
+            and not reply.startswith(
+                ("好的", "收到", "明白", "很抱歉", "辛苦", "没问题", "当然", "不会", "是的", "可以")
+            )
+        ):
             reply = lead + reply
         return ctx, hist, self.fmt(m2, ctx), reply
 
@@ -239,7 +458,11 @@ class Composer:
         octx, _, omsg, orep = self.b_sub(oi, self.P.I[oi], with_noise=False, multi=first_noprefix)
         use_cf = spec.get("cf") and self.rng.random() < 0.6
         self.noprefix = True
-        ctx, _, msg, rep = self.b_cf(intent, spec, multi=True) if use_cf else self.b_sub(intent, spec, multi=True, with_noise=False)
+        ctx, _, msg, rep = (
+            self.b_cf(intent, spec, multi=True)
+            if use_cf
+            else self.b_sub(intent, spec, multi=True, with_noise=False)
+        )
         self.noprefix = False
         link = self.rng.choice(self.P.ALSO)
         msg = link + (msg[:1].lower() + msg[1:] if self.lang == "en" and not msg.startswith("I ") else msg)
@@ -249,10 +472,17 @@ class Composer:
         """Two earlier exchanges: a greeting, then another topic, then this intent."""
         g = self.rng.choice(self.P.GREET)
         ctx, hist, msg, rep = self.b_prior(intent, spec, first_noprefix=True)
-        return ctx, [{"role": "user", "content": g[0]}, {"role": "assistant", "content": g[1]}] + hist, msg, rep
+        return (
+            ctx,
+            [{"role": "user", "content": g[0]}, {"role": "assistant", "content": g[1]}] + hist,
+            msg,
+            rep,
+        )
 
     def b_askorder(self, intent, spec):
-        cfs = [c for c in spec.get("cf", []) if c.get("status") and any("{order_id}" in x for x in c["cores"])]
+        cfs = [
+            c for c in spec.get("cf", []) if c.get("status") and any("{order_id}" in x for x in c["cores"])
+        ]
         if not cfs or not spec.get("subs"):
             return None
         cf = self.rng.choice(cfs)
@@ -265,7 +495,12 @@ class Composer:
         bare = self.rng.choice(self.P.BARE_ID).format(**ctx)
         thanks = self.rng.choice(self.P.THANKS_LEAD)
         rep = self.join(thanks, self.fmt(core, ctx), self.fmt(tail, ctx))
-        return ctx, [{"role": "user", "content": self.vary(first)}, {"role": "assistant", "content": ask}], bare, rep
+        return (
+            ctx,
+            [{"role": "user", "content": self.vary(first)}, {"role": "assistant", "content": ask}],
+            bare,
+            rep,
+        )
 
     def b_thanks(self, intent, spec):
         oi = self.rng.choice([i for i in PRIOR_OK if i in self.P.I])
@@ -274,16 +509,32 @@ class Composer:
         b1 = self.rng.choice(self.P.BYE_REPLIES)
         b2 = self.rng.choice(self.P.BYE2)
         if ctx.get("name") and self.lang == "en":
-            b1 = b1.replace("!", f", {ctx['name']}!", 1) if "!" in b1 else b1.rstrip(".") + f", {ctx['name']}."
+            b1 = (
+                b1.replace("!", f", {ctx['name']}!", 1) if "!" in b1 else b1.rstrip(".") + f", {ctx['name']}."
+            )
         elif ctx.get("name"):
             b1 = f"不客气，{ctx['name']}！" + b1.split("！", 1)[-1] if "！" in b1 else b1
-        return ctx, [{"role": "user", "content": omsg}, {"role": "assistant", "content": orep}], self.rng.choice(self.P.THANKS), self.join(b1, b2)
+        return (
+            ctx,
+            [{"role": "user", "content": omsg}, {"role": "assistant", "content": orep}],
+            self.rng.choice(self.P.THANKS),
+            self.join(b1, b2),
+        )
 
     def hand_records(self, convs):
         out = []
         for h in convs:
-            rec = dict(domain=self.domain, lang=self.lang, intent=h[0], context=h[1], history=[
-                {"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(h[2])], message=h[3], reply=h[4])
+            rec = dict(
+                domain=self.domain,
+                lang=self.lang,
+                intent=h[0],
+                context=h[1],
+                history=[
+                    {"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(h[2])
+                ],
+                message=h[3],
+                reply=h[4],
+            )
             assert h[4] not in self.used, "duplicate hand-written reply: " + h[4]
             self.used.add(h[4])
             out.append(rec)
@@ -314,7 +565,13 @@ class Composer:
             if spec.get("follow"):
                 kinds.append(("follow", 0.10))
             kinds += [("greet", 0.08), ("prior", 0.10), ("long", 0.06)]
-            if intent in ("order_tracking", "order_cancel", "order_modify", "return_exchange", "delivery_problem"):
+            if intent in (
+                "order_tracking",
+                "order_cancel",
+                "order_modify",
+                "return_exchange",
+                "delivery_problem",
+            ):
                 kinds.append(("askorder", 0.08))
             if intent == "greeting_chitchat":
                 kinds = [("sub", 0.55), ("thanks", 0.45)]  # thanks/goodbye after an earlier exchange
@@ -327,7 +584,17 @@ class Composer:
                     fails += 1
                     continue
                 ctx, hist, msg, rep = r
-                out.append(dict(domain=self.domain, lang=self.lang, intent=intent, context=ctx, history=hist, message=msg, reply=rep))
+                out.append(
+                    dict(
+                        domain=self.domain,
+                        lang=self.lang,
+                        intent=intent,
+                        context=ctx,
+                        history=hist,
+                        message=msg,
+                        reply=rep,
+                    )
+                )
                 self.kinds[k] = self.kinds.get(k, 0) + 1
                 have[intent] += 1
         return out
@@ -343,6 +610,7 @@ def check_files(paths):
     customer's messages; prints offenders and counts per domain/lang/intent."""
     import collections
     import yaml
+
     man = yaml.safe_load(open(os.path.join(ROOT, "prompts", "manifest.yaml"), encoding="utf-8"))
     P, G = {}, {}
     for dom, fl in man["files"].items():
@@ -358,18 +626,32 @@ def check_files(paths):
             if o["domain"] == dom and o["intent"] == it:
                 r = o["route"]
         return r
-    LLM = {d: sorted(i for i in P[(d, "en")]["intents"] if route(d, i) == "llm") for d in ("telecom", "ecommerce")}
+
+    LLM = {
+        d: sorted(i for i in P[(d, "en")]["intents"] if route(d, i) == "llm")
+        for d in ("telecom", "ecommerce")
+    }
     NUM = re.compile(r"\d+(?:[.,:]\d+)*")
     CJK = re.compile(r"[\u4e00-\u9fff]")
     # a detail the conversation already holds (context or the customer's own messages), and a reply asking for it
-    HAS = {"order number": re.compile(r"#?W\d{7}|EM-\d{5}|SC\d{11}|DD\d{10}"),
-           "phone number": re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)|(?<![\d-])0\d{2} ?\d{3} ?\d{4}(?!\d)"),
-           "postcode": re.compile(r"\b[A-Z]\d[\dW] ?[A-Z0-9]{4}\b|邮编\D{0,3}\d{6}|^\d{6}$")}
-    ASKS = {"order number": re.compile(r"(?i)(send|tell|give) (me|us) (the |your )?order number|which order|"
-                                       r"what's the order number|(发|提供|告诉).{0,6}订单号|订单号(是多少|发给我)|哪个订单"),
-            "phone number": re.compile(r"(?i)(send|tell|give) me (the|your) (phone )?number|phone number on (your|the) "
-                                       r"account\?|(发|提供).{0,8}手机号码"),
-            "postcode": re.compile(r"(?i)(what's|what is|which|tell me|send me) (your )?postcode|邮编是多少|告诉我.{0,4}邮编")}
+    HAS = {
+        "order number": re.compile(r"#?W\d{7}|EM-\d{5}|SC\d{11}|DD\d{10}"),
+        "phone number": re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)|(?<![\d-])0\d{2} ?\d{3} ?\d{4}(?!\d)"),
+        "postcode": re.compile(r"\b[A-Z]\d[\dW] ?[A-Z0-9]{4}\b|邮编\D{0,3}\d{6}|^\d{6}$"),
+    }
+    ASKS = {
+        "order number": re.compile(
+            r"(?i)(send|tell|give) (me|us) (the |your )?order number|which order|"
+            r"what's the order number|(发|提供|告诉).{0,6}订单号|订单号(是多少|发给我)|哪个订单"
+        ),
+        "phone number": re.compile(
+            r"(?i)(send|tell|give) me (the|your) (phone )?number|phone number on (your|the) "
+            r"account\?|(发|提供).{0,8}手机号码"
+        ),
+        "postcode": re.compile(
+            r"(?i)(what's|what is|which|tell me|send me) (your )?postcode|邮编是多少|告诉我.{0,4}邮编"
+        ),
+    }
 
     def check(rec, kind):
         errs = []
@@ -397,7 +679,10 @@ def check_files(paths):
             roles = [h["role"] for h in rec["history"]] + ["user"]
             texts = [h["content"] for h in rec["history"]] + [rec["message"]]
             outs = [rec["reply"]] + [h["content"] for h in rec["history"] if h["role"] == "assistant"]
-        if any(roles[i] != ("user" if i % 2 == 0 else "assistant") for i in range(len(roles))) or roles[-1] != "user":
+        if (
+            any(roles[i] != ("user" if i % 2 == 0 else "assistant") for i in range(len(roles)))
+            or roles[-1] != "user"
+        ):
             errs.append("roles")
         users = [t for t, r in zip(texts, roles) if r == "user"]
         for what, has in HAS.items():
@@ -450,14 +735,20 @@ def check_files(paths):
                 multi += bool(rec["history"])
         dup = sum(x - 1 for x in outs.values() if x > 1)
         total_bad += bad + dup
-        print(f"{os.path.relpath(path, ROOT)}: {n} conversations, {bad} with problems, {dup} duplicate replies; "
-              f"with context {ctxn} ({ctxn / n:.0%}), with facts beyond a name {facts} ({facts / n:.0%}), multi-turn {multi} ({multi / n:.0%})")
+        print(
+            f"{os.path.relpath(path, ROOT)}: {n} conversations, {bad} with problems, {dup} duplicate replies; "
+            f"with context {ctxn} ({ctxn / n:.0%}), with facts beyond a name {facts} ({facts / n:.0%}), multi-turn {multi} ({multi / n:.0%})"
+        )
         if src:
             print("  sources:", dict(src))
         by = collections.Counter((d, l) for d, l, _ in C.elements())
         for (d, l), k in sorted(by.items()):
             miss = [i for i in LLM[d] if C[(d, l, i)] == 0]
-            print(f"  {d}/{l} {k}:", " ".join(f"{i}={C[(d, l, i)]}" for i in LLM[d]), ("MISSING " + str(miss)) if miss else "")
+            print(
+                f"  {d}/{l} {k}:",
+                " ".join(f"{i}={C[(d, l, i)]}" for i in LLM[d]),
+                ("MISSING " + str(miss)) if miss else "",
+            )
     return total_bad
 
 
@@ -465,7 +756,7 @@ def main():
     rng = random.Random(SEED)
     files = {"en": [], "zh": []}
     used = {"en": set(), "zh": set()}  # no reply is written twice within a language file
-    for (domain, lang) in TARGET:
+    for domain, lang in TARGET:
         c = Composer(domain, lang, rng, used[lang])
         files[lang] += c.compose()
         rules = {k.split(":", 1)[1]: v for k, v in c.kinds.items() if k.startswith("rules:")}
@@ -480,6 +771,15 @@ def main():
 
 if __name__ == "__main__":
     if "--check" in sys.argv:
-        sys.exit(1 if check_files([os.path.join(HERE, "train_en.jsonl"), os.path.join(HERE, "train_zh.jsonl"),
-                                   os.path.join(ROOT, "data", "eval", "replies_llm.jsonl")]) else 0)
+        sys.exit(
+            1
+            if check_files(
+                [
+                    os.path.join(HERE, "train_en.jsonl"),
+                    os.path.join(HERE, "train_zh.jsonl"),
+                    os.path.join(ROOT, "data", "eval", "replies_llm.jsonl"),
+                ]
+            )
+            else 0
+        )
     main()

@@ -21,7 +21,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 
-def split(requires: Iterable[str], installed: Container[str], extras: Iterable[str]) -> tuple[list[str], list[str]]:
+def split(
+    requires: Iterable[str], installed: Container[str], extras: Iterable[str]
+) -> tuple[list[str], list[str]]:
     """(to install, provided by the environment): the requirements that apply to this Python and these extras,
     split by whether a distribution of that name is installed (`installed` holds canonical names)."""
     wanted = [""] + sorted(set(extras))
@@ -29,10 +31,14 @@ def split(requires: Iterable[str], installed: Container[str], extras: Iterable[s
     provided: list[str] = []
     for line in requires:
         requirement = Requirement(line)
-        if requirement.marker is not None and not any(requirement.marker.evaluate({"extra": e}) for e in wanted):
+        if requirement.marker is not None and not any(
+            requirement.marker.evaluate({"extra": e}) for e in wanted
+        ):
             continue
         requirement.marker = None
-        (provided if canonicalize_name(requirement.name) in installed else to_install).append(str(requirement))
+        (provided if canonicalize_name(requirement.name) in installed else to_install).append(
+            str(requirement)
+        )
     return to_install, provided
 
 
@@ -42,7 +48,9 @@ def main() -> int:
     parser.add_argument("--package", default="csreply")
     args = parser.parse_args()
     requires = metadata.requires(args.package) or []
-    installed = {canonicalize_name(d.metadata["Name"]) for d in metadata.distributions() if d.metadata["Name"]}
+    installed = {
+        canonicalize_name(d.metadata["Name"]) for d in metadata.distributions() if d.metadata["Name"]
+    }
     installed.discard(canonicalize_name(args.package))
     to_install, provided = split(requires, installed, args.extra)
     for line in provided:

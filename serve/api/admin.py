@@ -13,8 +13,10 @@ from serve.knowledge.entries import KnowledgeError
 router = APIRouter()
 
 
-@router.post("/admin/knowledge/reload", responses={400: {"description": "the knowledge base on disk is invalid; "
-                                                          "the one in use stays"}})
+@router.post(
+    "/admin/knowledge/reload",
+    responses={400: {"description": "the knowledge base on disk is invalid; the one in use stays"}},
+)
 async def reload_knowledge(services: ServicesDep, ops: OpsDep) -> dict[str, Any]:
     """Load and index the knowledge base again, then swap it in; requests in flight keep the old one."""
     store = services.knowledge
@@ -27,5 +29,11 @@ async def reload_knowledge(services: ServicesDep, ops: OpsDep) -> dict[str, Any]
     ops.metrics.knowledge_reloads.labels("ok").inc()
     if fresh is None:
         return {"enabled": False}
-    return {"enabled": True, "digest": fresh.digest, "previous_digest": previous, "entries": fresh.size,
-            "expired": fresh.expired, "dense": fresh.dense}
+    return {
+        "enabled": True,
+        "digest": fresh.digest,
+        "previous_digest": previous,
+        "entries": fresh.size,
+        "expired": fresh.expired,
+        "dense": fresh.dense,
+    }

@@ -14,8 +14,15 @@ from serve.api.sse import Frame, dumps
 
 class ChunkTemplates:
     def __init__(self, request_id: str, created: int, model: str, n: int, include_usage: bool) -> None:
-        head = (b'data: {"id":' + dumps(request_id) + b',"object":"chat.completion.chunk","created":'
-                + str(int(created)).encode() + b',"model":' + dumps(model) + b',"choices":[')
+        head = (
+            b'data: {"id":'
+            + dumps(request_id)
+            + b',"object":"chat.completion.chunk","created":'
+            + str(int(created)).encode()
+            + b',"model":'
+            + dumps(model)
+            + b',"choices":['
+        )
         self._head = head
         self._choice_heads = [head + b'{"index":%d,"delta":' % i for i in range(n)]
         self._usage_null = b',"usage":null' if include_usage else b""
@@ -24,18 +31,29 @@ class ChunkTemplates:
         self._include_usage = include_usage
 
     def role(self, index: int) -> Frame:
-        return (self._choice_heads[index] + b'{"role":"assistant","content":""},"finish_reason":null,'
-                b'"logprobs":null}]' + self._usage_null + b"}\n\n")
+        return (
+            self._choice_heads[index] + b'{"role":"assistant","content":""},"finish_reason":null,'
+            b'"logprobs":null}]' + self._usage_null + b"}\n\n"
+        )
 
     def content(self, index: int, text: str) -> Frame:
         return self._content_heads[index] + dumps(text) + self._content_tail
 
     def finish(self, index: int, reason: str) -> Frame:
         """The empty-delta chunk that carries finish_reason."""
-        return (self._choice_heads[index] + b'{},"finish_reason":' + dumps(reason) + b',"logprobs":null}]'
-                + self._usage_null + b"}\n\n")
+        return (
+            self._choice_heads[index]
+            + b'{},"finish_reason":'
+            + dumps(reason)
+            + b',"logprobs":null}]'
+            + self._usage_null
+            + b"}\n\n"
+        )
 
     def usage(self, prompt: int, completion: int) -> Frame:
         """The extra last chunk of a stream that asked for usage: empty `choices`, the token counts."""
-        return (self._head + b'],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}\n\n'
-                % (prompt, completion, prompt + completion))
+        return (
+            self._head
+            + b'],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}\n\n'
+            % (prompt, completion, prompt + completion)
+        )

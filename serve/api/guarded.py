@@ -30,8 +30,9 @@ def _shutdown_error() -> BackendUnavailable:
     return BackendUnavailable(SHUTDOWN_MESSAGE)
 
 
-async def guarded_choices(events: ChoiceStream, n: int, guard: StreamGuard,
-                          observer: RequestObserver) -> AsyncGenerator[ChoiceEvent, None]:
+async def guarded_choices(
+    events: ChoiceStream, n: int, guard: StreamGuard, observer: RequestObserver
+) -> AsyncGenerator[ChoiceEvent, None]:
     status = "aborted"
     open_choices = set(range(n))
     try:
@@ -65,9 +66,14 @@ async def guarded_choices(events: ChoiceStream, n: int, guard: StreamGuard,
         guard.done()
 
 
-async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, None], guard: StreamGuard,
-                        observer: RequestObserver, on_deadline: Callable[[], Awaitable[DoneEvent]],
-                        usage: Callable[[], tuple[int, int]]) -> AsyncGenerator[ReplyEvent, None]:
+async def guarded_reply(
+    first: ReplyEvent,
+    events: AsyncGenerator[ReplyEvent, None],
+    guard: StreamGuard,
+    observer: RequestObserver,
+    on_deadline: Callable[[], Awaitable[DoneEvent]],
+    usage: Callable[[], tuple[int, int]],
+) -> AsyncGenerator[ReplyEvent, None]:
     """The events of /v1/reply under the deadline. On the deadline the pipeline's work is closed and
     `on_deadline` (the pipeline's) ends the turn: it is remembered and its `done` event comes last. A stream
     that ends without a `done` event (client gone, drain, error) still counts its tokens (`usage`)."""
@@ -107,7 +113,9 @@ async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, No
             status = "error"
         raise
     finally:
-        if not ended:  # the engine's work ends when the pipeline's stream is closed: then its counts are final
+        if (
+            not ended
+        ):  # the engine's work ends when the pipeline's stream is closed: then its counts are final
             with suppress(Exception):
                 await events.aclose()
             observer.tokens(*usage())
@@ -115,8 +123,9 @@ async def guarded_reply(first: ReplyEvent, events: AsyncGenerator[ReplyEvent, No
         guard.done()
 
 
-async def guarded_call(guard: StreamGuard, observer: RequestObserver, call: Awaitable[T],
-                       observe: Callable[[], None]) -> T:
+async def guarded_call(
+    guard: StreamGuard, observer: RequestObserver, call: Awaitable[T], observe: Callable[[], None]
+) -> T:
     """The suggestions of /v1/suggest (answered in one piece), under its deadline and the drain: past the
     deadline its work is cancelled and the answer is 504; stopped by the drain, 503. `observe` records what
     the work got to (route, tokens, queue time) before the request is counted, however it ended."""
@@ -209,9 +218,13 @@ GENERATION_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _error("invalid request: the message names the field (`param`)"),
     401: _error("missing or invalid API key (only when the server has API keys)"),
     413: _error("request body over server.max_body_bytes"),
-    429: _error("overloaded: the in-flight limit and the queue are full, or the queue wait ran out; "
-                "see the Retry-After header"),
+    429: _error(
+        "overloaded: the in-flight limit and the queue are full, or the queue wait ran out; "
+        "see the Retry-After header"
+    ),
     503: _error("no backend can serve, or the server is shutting down"),
-    504: _error("the request's deadline passed before its reply started (/v1/suggest: before its suggestions "
-                "were ready)"),
+    504: _error(
+        "the request's deadline passed before its reply started (/v1/suggest: before its suggestions "
+        "were ready)"
+    ),
 }

@@ -19,11 +19,16 @@ async def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/ready", responses={503: {"description": "not ready: loading, draining or no backend can serve"}})
+@router.get(
+    "/ready", responses={503: {"description": "not ready: loading, draining or no backend can serve"}}
+)
 async def ready(services: ServicesDep) -> JSONResponse:
     lifecycle = services.lifecycle
-    body: dict[str, Any] = {"ready": lifecycle.ready, "draining": lifecycle.draining,
-                            "degraded": services.degraded}
+    body: dict[str, Any] = {
+        "ready": lifecycle.ready,
+        "draining": lifecycle.draining,
+        "degraded": services.degraded,
+    }
     generator = services.generator
     try:
         await generator.check_health()
@@ -35,8 +40,10 @@ async def ready(services: ServicesDep) -> JSONResponse:
     body["in_flight"] = services.admission.in_flight
     body["waiting"] = services.admission.waiting
     chain = services.router
-    body["router"] = {"chain": [b.name for b in chain.chain],
-                      "open_breakers": [b.name for b, br in zip(chain.chain, chain.breakers) if br.is_open]}
+    body["router"] = {
+        "chain": [b.name for b in chain.chain],
+        "open_breakers": [b.name for b, br in zip(chain.chain, chain.breakers) if br.is_open],
+    }
     try:
         await chain.check_health()
         body["router"]["healthy"] = True
@@ -44,11 +51,19 @@ async def ready(services: ServicesDep) -> JSONResponse:
         healthy, body["router"]["healthy"] = False, False
         body["router"]["error"] = str(exc)
     knowledge = services.knowledge.current
-    body["knowledge"] = {"enabled": knowledge is not None, "digest": services.knowledge.digest,
-                         "entries": knowledge.size if knowledge else 0, "expired": knowledge.expired if knowledge else 0,
-                         "dense": knowledge.dense if knowledge else False, "reloads": services.knowledge.reloads}
+    body["knowledge"] = {
+        "enabled": knowledge is not None,
+        "digest": services.knowledge.digest,
+        "entries": knowledge.size if knowledge else 0,
+        "expired": knowledge.expired if knowledge else 0,
+        "dense": knowledge.dense if knowledge else False,
+        "reloads": services.knowledge.reloads,
+    }
     selector = services.selector
-    body["reply_bank"] = {"replies": selector.size if selector else 0, "dense": selector.dense if selector else False}
+    body["reply_bank"] = {
+        "replies": selector.size if selector else 0,
+        "dense": selector.dense if selector else False,
+    }
     if services.builder is not None:
         body["router"]["build"] = services.builder.status()
     ok = lifecycle.ready and not lifecycle.draining and healthy
@@ -56,8 +71,11 @@ async def ready(services: ServicesDep) -> JSONResponse:
     return JSONResponse(body, status_code=200 if ok else 503)
 
 
-@router.get("/metrics", response_class=Response,
-            responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}},
+)
 async def metrics(ops: OpsDep) -> Response:
     from serve.metrics import CONTENT_TYPE
 

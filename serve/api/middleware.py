@@ -35,18 +35,35 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 
 
-def _error(status: int, error_type: str, message: str, headers: list[tuple[bytes, bytes]] | None = None,
-           request_id: str = "") -> tuple[Message, Message]:
+def _error(
+    status: int,
+    error_type: str,
+    message: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    request_id: str = "",
+) -> tuple[Message, Message]:
     body = json.dumps({"error": {"type": error_type, "message": message, "param": None}}).encode()
-    start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                     (b"x-request-id", request_id.encode()), *(headers or [])]
-    return ({"type": "http.response.start", "status": status, "headers": start_headers},
-            {"type": "http.response.body", "body": body})
+    start_headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"x-request-id", request_id.encode()),
+        *(headers or []),
+    ]
+    return (
+        {"type": "http.response.start", "status": status, "headers": start_headers},
+        {"type": "http.response.body", "body": body},
+    )
 
 
 class RequestContextMiddleware:
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, api_keys: list[str] | None = None,
-                 public_paths: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int,
+        api_keys: list[str] | None = None,
+        public_paths: list[str] | None = None,
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.api_keys = [k.encode() for k in (api_keys or [])]
@@ -86,22 +103,33 @@ class RequestContextMiddleware:
         try:
             await self._handle(scope, receive, send, request_id, status_box)
         finally:
-            logger.info("http.request method=%s path=%s status=%d ms=%.1f", scope.get("method"), scope.get("path"),
-                        status_box[0], (time.perf_counter() - started) * 1000)
+            logger.info(
+                "http.request method=%s path=%s status=%d ms=%.1f",
+                scope.get("method"),
+                scope.get("path"),
+                status_box[0],
+                (time.perf_counter() - started) * 1000,
+            )
             request_id_var.reset(token)
 
-    async def _handle(self, scope: Scope, receive: Receive, send: Send, request_id: str,
-                      status_box: list[int]) -> None:
-        async def reply_error(status: int, error_type: str, message: str,
-                              headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    async def _handle(
+        self, scope: Scope, receive: Receive, send: Send, request_id: str, status_box: list[int]
+    ) -> None:
+        async def reply_error(
+            status: int, error_type: str, message: str, headers: list[tuple[bytes, bytes]] | None = None
+        ) -> None:
             status_box[0] = status
             for message_ in _error(status, error_type, message, headers, request_id):
                 await send(message_)
 
         if self.api_keys and scope.get("method") != "OPTIONS" and not self._public(scope["path"]):
             if not self._authorized(scope):
-                await reply_error(401, "authentication_error", "missing or invalid API key: send "
-                                  "`Authorization: Bearer <key>`", [(b"www-authenticate", b"Bearer")])
+                await reply_error(
+                    401,
+                    "authentication_error",
+                    "missing or invalid API key: send `Authorization: Bearer <key>`",
+                    [(b"www-authenticate", b"Bearer")],
+                )
                 return
         declared = None
         for name, value in scope.get("headers", ()):
@@ -109,8 +137,11 @@ class RequestContextMiddleware:
                 declared = value
                 break
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            await reply_error(413, "invalid_request_error", f"request body is {int(declared)} bytes; the limit is "
-                              f"{self.max_body_bytes}")
+            await reply_error(
+                413,
+                "invalid_request_error",
+                f"request body is {int(declared)} bytes; the limit is {self.max_body_bytes}",
+            )
             return
         # Read the (bounded) body, then hand it to the app in one message.
         chunks: list[bytes] = []
@@ -122,8 +153,11 @@ class RequestContextMiddleware:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                await reply_error(413, "invalid_request_error",
-                                  f"request body exceeds the limit of {self.max_body_bytes} bytes")
+                await reply_error(
+                    413,
+                    "invalid_request_error",
+                    f"request body exceeds the limit of {self.max_body_bytes} bytes",
+                )
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):

@@ -34,11 +34,15 @@ router = APIRouter()
 
 
 @router.post("/v1/chat/completions", response_model=None, responses=GENERATION_RESPONSES)
-async def chat_completions(body: ChatCompletionRequest, services: ServicesDep, ops: OpsDep,
-                           variant: str | None = Header(None, alias=VARIANT_HEADER),
-                           timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
-                                                        description="deadline in seconds (capped by the server)"),
-                           ) -> JSONResponse | SSEResponse:
+async def chat_completions(
+    body: ChatCompletionRequest,
+    services: ServicesDep,
+    ops: OpsDep,
+    variant: str | None = Header(None, alias=VARIANT_HEADER),
+    timeout: str | None = Header(
+        None, alias=TIMEOUT_HEADER, description="deadline in seconds (capped by the server)"
+    ),
+) -> JSONResponse | SSEResponse:
     models = services.generator.model_names
     model = services.generator.model_name
     if body.model not in (None, *models):
@@ -94,7 +98,11 @@ def to_params(body: ChatCompletionRequest, variant: str | None = None) -> Comple
 
 
 async def collect(
-    events: ChoiceStream | AsyncGenerator[ChoiceEvent, None], request_id: str, created: int, model: str, n: int
+    events: ChoiceStream | AsyncGenerator[ChoiceEvent, None],
+    request_id: str,
+    created: int,
+    model: str,
+    n: int,
 ) -> ChatCompletionResponse:
     texts = [""] * n
     finish: list[str | None] = [None] * n
@@ -112,14 +120,20 @@ async def collect(
         Choice(index=i, message=AssistantMessage(content=texts[i]), finish_reason=finish[i]) for i in range(n)
     ]
     usage = Usage(
-        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
         total_tokens=prompt_tokens + completion_tokens,
     )
     return ChatCompletionResponse(id=request_id, created=created, model=model, choices=choices, usage=usage)
 
 
 async def stream_frames(
-    events: ChoiceStream | AsyncIterator[ChoiceEvent], request_id: str, created: int, model: str, n: int, include_usage: bool
+    events: ChoiceStream | AsyncIterator[ChoiceEvent],
+    request_id: str,
+    created: int,
+    model: str,
+    n: int,
+    include_usage: bool,
 ) -> AsyncIterator[Frame]:
     """SSE frames: a role chunk per choice, content chunks (finish_reason null), a finish chunk per choice,
     then, when asked (include_usage), one usage chunk with empty `choices` (as OpenAI sends it; every other

@@ -49,15 +49,23 @@ async def _frames(events: AsyncIterator[ReplyEvent]) -> AsyncIterator[Frame]:
 @router.post(
     "/v1/reply",
     response_model=ReplyResponse,
-    responses={200: {"content": {"text/event-stream": {}},
-                     "description": "JSON (stream false) or SSE events intent, delta..., done | error"},
-               **GENERATION_RESPONSES},
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "JSON (stream false) or SSE events intent, delta..., done | error",
+        },
+        **GENERATION_RESPONSES,
+    },
 )
-async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
-                variant: str | None = Header(None, alias=VARIANT_HEADER),
-                timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
-                                             description="deadline in seconds (capped by the server)"),
-                ) -> ReplyResponse | SSEResponse:
+async def reply(
+    body: ReplyBody,
+    services: ServicesDep,
+    ops: OpsDep,
+    variant: str | None = Header(None, alias=VARIANT_HEADER),
+    timeout: str | None = Header(
+        None, alias=TIMEOUT_HEADER, description="deadline in seconds (capped by the server)"
+    ),
+) -> ReplyResponse | SSEResponse:
     check_lengths(body, services.settings.reply)
     observer = RequestObserver(ops.metrics, "reply")
     guard = ops.streams.open(timeout)
@@ -67,7 +75,9 @@ async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
     events = pipeline.reply(request, turn)
     # routing, admission and prompt errors become HTTP errors here
     first = await open_guarded(guard, observer, first_event(events))
-    guarded = guarded_reply(first, events, guard, observer, partial(pipeline.end_on_deadline, turn), turn.usage)
+    guarded = guarded_reply(
+        first, events, guard, observer, partial(pipeline.end_on_deadline, turn), turn.usage
+    )
 
     async def close() -> None:
         await closing_all(guarded, events)
@@ -75,7 +85,9 @@ async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
         observer.finish("aborted")  # no-op unless the stream never ran (client gone before its first frame)
 
     if body.stream:
-        return sse_response(_frames(guarded), close, services.settings.server.sse_ping_seconds, error_event="error")
+        return sse_response(
+            _frames(guarded), close, services.settings.server.sse_ping_seconds, error_event="error"
+        )
     text, intent, done = "", None, None
     try:
         async for event in guarded:
@@ -92,22 +104,34 @@ async def reply(body: ReplyBody, services: ServicesDep, ops: OpsDep,
 
 
 @router.post("/v1/suggest", response_model=SuggestResponse, responses=GENERATION_RESPONSES)
-async def suggest(body: SuggestBody, services: ServicesDep, ops: OpsDep,
-                  variant: str | None = Header(None, alias=VARIANT_HEADER),
-                  timeout: str | None = Header(None, alias=TIMEOUT_HEADER,
-                                               description="deadline in seconds (capped by the server)"),
-                  ) -> SuggestResponse:
+async def suggest(
+    body: SuggestBody,
+    services: ServicesDep,
+    ops: OpsDep,
+    variant: str | None = Header(None, alias=VARIANT_HEADER),
+    timeout: str | None = Header(
+        None, alias=TIMEOUT_HEADER, description="deadline in seconds (capped by the server)"
+    ),
+) -> SuggestResponse:
     check_lengths(body, services.settings.reply)
     observer = RequestObserver(ops.metrics, "reply")
     guard = ops.streams.open(timeout)
     request = body.to_request(variant)
     turn = ReplyTurn(request)
     intent, decision, lang, suggestions, timings = await guarded_call(
-        guard, observer, services.pipeline.suggest(request, body.n, turn), partial(observe_turn, turn, observer))
-    return SuggestResponse.model_validate({
-        "intent": IntentOut.of(intent, route=decision.route, reason=decision.reason, lang=lang),
-        "suggestions": suggestions, "timings": timings, "citations": citations_out(decision.citations),
-    })
+        guard,
+        observer,
+        services.pipeline.suggest(request, body.n, turn),
+        partial(observe_turn, turn, observer),
+    )
+    return SuggestResponse.model_validate(
+        {
+            "intent": IntentOut.of(intent, route=decision.route, reason=decision.reason, lang=lang),
+            "suggestions": suggestions,
+            "timings": timings,
+            "citations": citations_out(decision.citations),
+        }
+    )
 
 
 def observe_turn(turn: ReplyTurn, observer: RequestObserver) -> None:

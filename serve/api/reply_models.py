@@ -64,10 +64,14 @@ class ReplyBody(BaseModel):
 
     def to_request(self, variant: str | None = None) -> ReplyRequest:
         return ReplyRequest(
-            domain=self.domain, message=self.message, lang=self.lang,
+            domain=self.domain,
+            message=self.message,
+            lang=self.lang,
             history=tuple(ChatMessage(m.role, m.content) for m in self.history),
-            session_id=self.session_id, context={k: v for k, v in self.context.items() if v is not None},
-            max_tokens=self.max_tokens, variant=variant,
+            session_id=self.session_id,
+            context={k: v for k, v in self.context.items() if v is not None},
+            max_tokens=self.max_tokens,
+            variant=variant,
         )
 
 
@@ -92,28 +96,43 @@ class IntentOut(BaseModel):
     truncated: bool = False
     tokens: int = 0
     latency_ms: float = 0.0
-    route: str | None = Field(None, description="act | handoff | knowledge | selected | clarify | canned | template "
-                              "| llm")
+    route: str | None = Field(
+        None, description="act | handoff | knowledge | selected | clarify | canned | template | llm"
+    )
     reason: str | None = None
     carried_over: bool = False
-    match_score: float | None = Field(None, description="knowledge and selected routes: how well the knowledge "
-                                      "entry or the bank reply matched the message (0-1)")
+    match_score: float | None = Field(
+        None,
+        description="knowledge and selected routes: how well the knowledge "
+        "entry or the bank reply matched the message (0-1)",
+    )
 
     @classmethod
     def of(cls, intent: IntentResult, **extra: object) -> IntentOut:
         fields: dict[str, object] = {
-            "label": intent.label, "confidence": intent.confidence,
+            "label": intent.label,
+            "confidence": intent.confidence,
             "ranking": [RankedOut(label=r.label, confidence=r.confidence) for r in intent.ranking],
-            "uncertain": intent.uncertain, "uncertain_reason": intent.uncertain_reason, "backend": intent.backend,
-            "lang": intent.lang, "truncated": intent.truncated, "tokens": intent.tokens,
+            "uncertain": intent.uncertain,
+            "uncertain_reason": intent.uncertain_reason,
+            "backend": intent.backend,
+            "lang": intent.lang,
+            "truncated": intent.truncated,
+            "tokens": intent.tokens,
             "latency_ms": intent.latency_ms,
         }
         return cls.model_validate({**fields, **extra})
 
     @classmethod
     def of_event(cls, event: IntentEvent) -> IntentOut:
-        return cls.of(event.intent, route=event.route.route, reason=event.route.reason, lang=event.lang,
-                      carried_over=event.carried_over, match_score=event.route.match_score)
+        return cls.of(
+            event.intent,
+            route=event.route.route,
+            reason=event.route.reason,
+            lang=event.lang,
+            carried_over=event.carried_over,
+            match_score=event.route.match_score,
+        )
 
 
 class CitationOut(BaseModel):
@@ -154,19 +173,32 @@ class DoneOut(BaseModel):
     session_id: str | None
     variant: str | None = Field(None, description="the engine-pool member that generated the reply")
     fallback: str | None = Field(None, description="set when a generated reply was replaced, and why")
-    citations: list[CitationOut] = Field(default_factory=list, description="knowledge-base entries the reply "
-                                         "is built on (its answer, or passages given to the model)")
+    citations: list[CitationOut] = Field(
+        default_factory=list,
+        description="knowledge-base entries the reply "
+        "is built on (its answer, or passages given to the model)",
+    )
 
     @classmethod
     def of(cls, event: DoneEvent) -> DoneOut:
         return cls(
             finish_reason=event.finish_reason,
             handoff=Handoff(needed=event.handoff_needed, reason=event.handoff_reason),
-            usage=UsageOut(prompt_tokens=event.prompt_tokens, completion_tokens=event.completion_tokens,
-                           total_tokens=event.prompt_tokens + event.completion_tokens),
-            timings=Timings(router_ms=event.router_ms, queue_ms=event.queue_ms, ttft_ms=event.ttft_ms,
-                            total_ms=event.total_ms),
-            cached=event.cached, session_id=event.session_id, variant=event.variant, fallback=event.fallback,
+            usage=UsageOut(
+                prompt_tokens=event.prompt_tokens,
+                completion_tokens=event.completion_tokens,
+                total_tokens=event.prompt_tokens + event.completion_tokens,
+            ),
+            timings=Timings(
+                router_ms=event.router_ms,
+                queue_ms=event.queue_ms,
+                ttft_ms=event.ttft_ms,
+                total_ms=event.total_ms,
+            ),
+            cached=event.cached,
+            session_id=event.session_id,
+            variant=event.variant,
+            fallback=event.fallback,
             citations=citations_out(event.citations),
         )
 
@@ -180,7 +212,9 @@ class ReplyResponse(DoneOut):
 
 class Suggestion(BaseModel):
     text: str
-    source: str = Field(description="llm, or the route that produced it (knowledge, selected, canned, template, ...)")
+    source: str = Field(
+        description="llm, or the route that produced it (knowledge, selected, canned, template, ...)"
+    )
 
 
 class SuggestTimings(BaseModel):
@@ -192,5 +226,6 @@ class SuggestResponse(BaseModel):
     intent: IntentOut
     suggestions: list[Suggestion]
     timings: SuggestTimings
-    citations: list[CitationOut] = Field(default_factory=list, description="knowledge-base entries behind the "
-                                         "suggestions")
+    citations: list[CitationOut] = Field(
+        default_factory=list, description="knowledge-base entries behind the suggestions"
+    )

@@ -25,7 +25,9 @@ class ChatMessageIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     # "developer" is OpenAI's newer name for the system role.
     role: Literal["system", "developer", "user", "assistant"]
-    content: str | list[TextPart] = Field(max_length=MAX_MESSAGE_CHARS)  # the configured limit is checked later
+    content: str | list[TextPart] = Field(
+        max_length=MAX_MESSAGE_CHARS
+    )  # the configured limit is checked later
     name: str | None = None
 
     def text(self) -> str:
@@ -40,7 +42,9 @@ class StreamOptions(BaseModel):
 
 
 # OpenAI fields that change nothing about the reply: accepted and ignored, so clients keep working.
-HARMLESS_FIELDS = frozenset({"user", "metadata", "store", "service_tier", "safety_identifier", "prompt_cache_key"})
+HARMLESS_FIELDS = frozenset(
+    {"user", "metadata", "store", "service_tier", "safety_identifier", "prompt_cache_key"}
+)
 
 
 def _neutral(name: str, value: Any) -> bool:
@@ -106,17 +110,26 @@ class ChatCompletionRequest(BaseModel):
         if self.continue_final_message:
             if self.add_generation_prompt:
                 raise ValueError("continue_final_message needs add_generation_prompt false")
-            if len(self.messages) < 2 or self.messages[-1].role != "assistant" or not self.messages[-1].text().strip():
-                raise ValueError("continue_final_message needs a conversation that ends with an assistant message "
-                                 "with content")
+            if (
+                len(self.messages) < 2
+                or self.messages[-1].role != "assistant"
+                or not self.messages[-1].text().strip()
+            ):
+                raise ValueError(
+                    "continue_final_message needs a conversation that ends with an assistant message "
+                    "with content"
+                )
         elif not self.add_generation_prompt:
             raise ValueError("add_generation_prompt false is only supported with continue_final_message true")
         if self.model_extra:
-            refused = sorted(k for k, v in self.model_extra.items()
-                             if k not in HARMLESS_FIELDS and not _neutral(k, v))
+            refused = sorted(
+                k for k, v in self.model_extra.items() if k not in HARMLESS_FIELDS and not _neutral(k, v)
+            )
             if refused:
-                raise ValueError(f"unsupported field{'s' if len(refused) > 1 else ''}: {', '.join(refused)} "
-                                 "(this server does not implement them; remove them from the request)")
+                raise ValueError(
+                    f"unsupported field{'s' if len(refused) > 1 else ''}: {', '.join(refused)} "
+                    "(this server does not implement them; remove them from the request)"
+                )
         return self
 
     @property

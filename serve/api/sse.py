@@ -69,8 +69,12 @@ def error_frame(exc: BaseException, event: str | None = None) -> Frame:
     return json_data(body, event)
 
 
-async def terminated(frames: AsyncIterator[Frame], close: Callable[[], Awaitable[None]],
-                     error_event: str | None = None, trailer: Frame | None = None) -> AsyncIterator[Frame]:
+async def terminated(
+    frames: AsyncIterator[Frame],
+    close: Callable[[], Awaitable[None]],
+    error_event: str | None = None,
+    trailer: Frame | None = None,
+) -> AsyncIterator[Frame]:
     """`frames`, then one error frame if they fail, then `trailer` (OpenAI's [DONE]) whatever happened;
     `close` runs in every case, the client going away included."""
     try:
@@ -97,8 +101,12 @@ class SSEResponse(Response):
         # Not Response.__init__: it would declare `content-length: 0` for a body that has not come yet.
         self.status_code = 200
         self.background = background
-        self.raw_headers = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-store"),
-                            (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
+        self.raw_headers = [
+            (b"content-type", b"text/event-stream; charset=utf-8"),
+            (b"cache-control", b"no-store"),
+            (b"connection", b"keep-alive"),
+            (b"x-accel-buffering", b"no"),
+        ]
         self.frames = frames
         self.ping_s = ping_s
         self._last_send = 0.0
@@ -146,13 +154,25 @@ class SSEResponse(Response):
             await asyncio.sleep(self.ping_s)
             if time.monotonic() - self._last_send >= self.ping_s:
                 stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
-                await send({"type": "http.response.body", "body": f": ping - {stamp}\n\n".encode(),
-                            "more_body": True})
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": f": ping - {stamp}\n\n".encode(),
+                        "more_body": True,
+                    }
+                )
                 self._last_send = time.monotonic()
 
 
-def sse_response(frames: AsyncIterator[Frame], close: Callable[[], Awaitable[None]], ping_s: float,
-                 error_event: str | None = None, trailer: Frame | None = None) -> SSEResponse:
+def sse_response(
+    frames: AsyncIterator[Frame],
+    close: Callable[[], Awaitable[None]],
+    ping_s: float,
+    error_event: str | None = None,
+    trailer: Frame | None = None,
+) -> SSEResponse:
     """An SSE response over `terminated(frames, ...)`. The background task also closes the source when the
     client left before the first frame was sent (the body generator then never runs)."""
-    return SSEResponse(terminated(frames, close, error_event, trailer), ping_s, background=BackgroundTask(close))
+    return SSEResponse(
+        terminated(frames, close, error_event, trailer), ping_s, background=BackgroundTask(close)
+    )

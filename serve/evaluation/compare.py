@@ -23,14 +23,21 @@ class Metric:
 
 
 ROUTER_METRICS = (
-    Metric("accuracy"), Metric("macro_f1"),
-    Metric("per_lang.en.macro_f1"), Metric("per_lang.zh.macro_f1"),
-    Metric("out_of_scope_recall"), Metric("out_of_scope_precision"),
+    Metric("accuracy"),
+    Metric("macro_f1"),
+    Metric("per_lang.en.macro_f1"),
+    Metric("per_lang.zh.macro_f1"),
+    Metric("out_of_scope_recall"),
+    Metric("out_of_scope_precision"),
     Metric("uncertain_rate", higher_is_better=False),
 )
 REPLY_METRICS = (
-    Metric("language_match"), Metric("handoff_accuracy"), Metric("must_include_rate"),
-    Metric("must_not_include_rate"), Metric("canned_verbatim_rate"), Metric("intent_accuracy"),
+    Metric("language_match"),
+    Metric("handoff_accuracy"),
+    Metric("must_include_rate"),
+    Metric("must_not_include_rate"),
+    Metric("canned_verbatim_rate"),
+    Metric("intent_accuracy"),
     Metric("chrf", points=1.0),
     # text quality is measured on generated (`llm` route) replies; canned and template text is fixed
     Metric("generated.repetition_rate", higher_is_better=False),
@@ -64,9 +71,14 @@ class Comparison:
         return not self.regressions
 
     def to_json(self) -> dict[str, Any]:
-        return {"a": self.a_name, "b": self.b_name, "threshold_points": self.threshold_points,
-                "passed": self.passed, "regressions": [r.metric for r in self.regressions],
-                "rows": [asdict(r) for r in self.rows]}
+        return {
+            "a": self.a_name,
+            "b": self.b_name,
+            "threshold_points": self.threshold_points,
+            "passed": self.passed,
+            "regressions": [r.metric for r in self.regressions],
+            "rows": [asdict(r) for r in self.rows],
+        }
 
 
 def lookup(result: dict[str, Any], key: str) -> float | None:
@@ -78,8 +90,14 @@ def lookup(result: dict[str, Any], key: str) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def compare(a: dict[str, Any], b: dict[str, Any], metrics: tuple[Metric, ...], a_name: str = "A",
-            b_name: str = "B", threshold_points: float = DEFAULT_THRESHOLD_POINTS) -> Comparison:
+def compare(
+    a: dict[str, Any],
+    b: dict[str, Any],
+    metrics: tuple[Metric, ...],
+    a_name: str = "A",
+    b_name: str = "B",
+    threshold_points: float = DEFAULT_THRESHOLD_POINTS,
+) -> Comparison:
     """Every metric both results carry; a regression is B worse than A by more than the threshold."""
     rows = []
     for metric in metrics:
@@ -96,15 +114,21 @@ def compare(a: dict[str, Any], b: dict[str, Any], metrics: tuple[Metric, ...], a
 def markdown(result: Comparison, reports: tuple[str | None, str | None] = (None, None)) -> str:
     """The comparison as Markdown; `reports` links each side's own evaluation report where it wrote one."""
     links = [f"[{name}]({path})" for name, path in zip((result.a_name, result.b_name), reports) if path]
-    lines = [f"# {result.a_name} vs {result.b_name}", "",
-             f"Gate: no metric may be worse by more than {result.threshold_points} points. "
-             f"Result: **{'pass' if result.passed else 'FAIL'}**.", "",
-             *([f"Full reports: {', '.join(links)}.", ""] if links else []),
-             f"| metric | {result.a_name} | {result.b_name} | change (points, + = better) | |",
-             "|---|---|---|---|---|"]
+    lines = [
+        f"# {result.a_name} vs {result.b_name}",
+        "",
+        f"Gate: no metric may be worse by more than {result.threshold_points} points. "
+        f"Result: **{'pass' if result.passed else 'FAIL'}**.",
+        "",
+        *([f"Full reports: {', '.join(links)}.", ""] if links else []),
+        f"| metric | {result.a_name} | {result.b_name} | change (points, + = better) | |",
+        "|---|---|---|---|---|",
+    ]
     for row in result.rows:
-        lines.append(f"| {row.metric} | {row.a:.4f} | {row.b:.4f} | {row.delta_points:+.2f} | "
-                     f"{'regression' if row.regression else ''} |")
+        lines.append(
+            f"| {row.metric} | {row.a:.4f} | {row.b:.4f} | {row.delta_points:+.2f} | "
+            f"{'regression' if row.regression else ''} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -118,8 +142,12 @@ def print_table(result: Comparison) -> None:
     print(f"gate (threshold {result.threshold_points} points): {verdict}")
 
 
-def finish(result: Comparison, json_out: Path | None, report: Path | None,
-           reports: tuple[str | None, str | None] = (None, None)) -> int:
+def finish(
+    result: Comparison,
+    json_out: Path | None,
+    report: Path | None,
+    reports: tuple[str | None, str | None] = (None, None),
+) -> int:
     """Print, write the JSON and the Markdown report; the exit status of the gate."""
     print_table(result)
     for name, path in zip((result.a_name, result.b_name), reports):

@@ -21,8 +21,14 @@ from typing import Any
 from serve.evaluation.datasets import jsonl_rows
 from serve.evaluation.reply_cases import ReplyCase
 
-POINTS = {1: "answers this message", 2: "no invented facts", 3: "sensible next step", 4: "customer's language",
-          5: "fits the turn", 6: "readable"}
+POINTS = {
+    1: "answers this message",
+    2: "no invented facts",
+    3: "sensible next step",
+    4: "customer's language",
+    5: "fits the turn",
+    6: "readable",
+}
 
 
 def sample_cases(cases: list[ReplyCase], per_language: int, seed: int) -> list[ReplyCase]:
@@ -48,12 +54,34 @@ def write_packet(cases: list[ReplyCase], rows: list[dict[str, Any]], packet: Pat
         for n, i in enumerate(order, 1):
             case, row = cases[i], rows[i]
             item_id = f"j{n:04d}"
-            blind.write(json.dumps({"id": item_id, "lang": case.lang, "conversation": case.messages,
-                                    "reply": row.get("reply", "")}, ensure_ascii=False) + "\n")
-            key.write(json.dumps({"id": item_id, "case": case.meta.get("id"), "domain": case.domain,
-                                  "lang": case.lang, "route": row.get("route"), "reason": row.get("reason"),
-                                  "intent": row.get("intent"), "brand": case.meta.get("brand")},
-                                 ensure_ascii=False) + "\n")
+            blind.write(
+                json.dumps(
+                    {
+                        "id": item_id,
+                        "lang": case.lang,
+                        "conversation": case.messages,
+                        "reply": row.get("reply", ""),
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
+            key.write(
+                json.dumps(
+                    {
+                        "id": item_id,
+                        "case": case.meta.get("id"),
+                        "domain": case.domain,
+                        "lang": case.lang,
+                        "route": row.get("route"),
+                        "reason": row.get("reason"),
+                        "intent": row.get("intent"),
+                        "brand": case.meta.get("brand"),
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
 
 
 def read_verdicts(path: Path) -> dict[str, dict[str, Any]]:
@@ -63,13 +91,18 @@ def read_verdicts(path: Path) -> dict[str, dict[str, Any]]:
             raise ValueError(f"{path}:{n}: a verdict needs `id` and `acceptable` (true/false)")
         point = row.get("point")
         if not row["acceptable"] and point not in POINTS:
-            raise ValueError(f"{path}:{n}: an unacceptable reply needs `point`, the first rubric point it fails (1-6)")
+            raise ValueError(
+                f"{path}:{n}: an unacceptable reply needs `point`, the first rubric point it fails (1-6)"
+            )
         verdicts[str(row["id"])] = row
     return verdicts
 
 
-def summarize_judgements(key: list[dict[str, Any]], verdicts: dict[str, dict[str, Any]],
-                         second: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def summarize_judgements(
+    key: list[dict[str, Any]],
+    verdicts: dict[str, dict[str, Any]],
+    second: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     judged = [k for k in key if k["id"] in verdicts]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for k in judged:
@@ -80,15 +113,24 @@ def summarize_judgements(key: list[dict[str, Any]], verdicts: dict[str, dict[str
     table: dict[str, Any] = {}
     for name, items in sorted(groups.items()):
         ok = sum(1 for k in items if verdicts[k["id"]]["acceptable"])
-        failed = Counter(int(verdicts[k["id"]]["point"]) for k in items if not verdicts[k["id"]]["acceptable"])
-        table[name] = {"n": len(items), "acceptable": ok, "acceptable_rate": round(ok / len(items), 4),
-                       "failed_by_point": {str(p): failed.get(p, 0) for p in POINTS}}
+        failed = Counter(
+            int(verdicts[k["id"]]["point"]) for k in items if not verdicts[k["id"]]["acceptable"]
+        )
+        table[name] = {
+            "n": len(items),
+            "acceptable": ok,
+            "acceptable_rate": round(ok / len(items), 4),
+            "failed_by_point": {str(p): failed.get(p, 0) for p in POINTS},
+        }
     result: dict[str, Any] = {"judged": len(judged), "groups": table}
     if second is not None:
         both = [k["id"] for k in key if k["id"] in verdicts and k["id"] in second]
         same = sum(1 for i in both if verdicts[i]["acceptable"] == second[i]["acceptable"])
-        result["agreement"] = {"n": len(both), "same_verdict": same,
-                               "rate": round(same / len(both), 4) if both else None}
+        result["agreement"] = {
+            "n": len(both),
+            "same_verdict": same,
+            "rate": round(same / len(both), 4) if both else None,
+        }
     return result
 
 
@@ -106,8 +148,9 @@ def print_judgements(result: dict[str, Any]) -> None:
 
 def run_judged(key_file: Path, verdict_file: Path, second_file: Path | None, json_out: Path | None) -> int:
     key = [row for _, row in jsonl_rows(key_file)]
-    result = summarize_judgements(key, read_verdicts(verdict_file),
-                                  read_verdicts(second_file) if second_file else None)
+    result = summarize_judgements(
+        key, read_verdicts(verdict_file), read_verdicts(second_file) if second_file else None
+    )
     print_judgements(result)
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

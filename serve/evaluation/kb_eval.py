@@ -36,8 +36,13 @@ def load_questions(path: Path, ids_field: str = "entry_ids") -> list[Question]:
     for n, row in jsonl_rows(path):
         try:
             ids = row[ids_field]
-            question = Question(str(row["text"]), str(row["domain"]), str(row["lang"]), tuple(ids),
-                                str(row.get("split") or ""))
+            question = Question(
+                str(row["text"]),
+                str(row["domain"]),
+                str(row["lang"]),
+                tuple(ids),
+                str(row.get("split") or ""),
+            )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{n}: not a {{text, domain, lang, {ids_field}}} object ({exc})") from exc
         if question.domain not in ("telecom", "ecommerce") or question.lang not in ("en", "zh"):
@@ -46,10 +51,12 @@ def load_questions(path: Path, ids_field: str = "entry_ids") -> list[Question]:
     return out
 
 
-def score(questions: list[Question], ranked: list[list[tuple[str, float]]],
-          answer_at: float | dict[str, float]) -> dict[str, Any]:
+def score(
+    questions: list[Question], ranked: list[list[tuple[str, float]]], answer_at: float | dict[str, float]
+) -> dict[str, Any]:
     """Metrics of ranked (entry id, score) lists, one per question, overall and per language and domain;
     `answer_at`: the threshold of a direct answer, or one per language."""
+
     def at(q: Question) -> float:
         return answer_at[q.lang] if isinstance(answer_at, dict) else answer_at
 
@@ -67,7 +74,8 @@ def score(questions: list[Question], ranked: list[list[tuple[str, float]]],
         false_answers = [i for i in unanswerable if ranked[i] and ranked[i][0][1] >= at(questions[i])]
         n = max(1, len(answerable))
         result[key] = {
-            "n": len(answerable), "n_unanswerable": len(unanswerable),
+            "n": len(answerable),
+            "n_unanswerable": len(unanswerable),
             "recall_at_1": round(sum(r == 1 for r in ranks) / n, 4),
             "recall_at_5": round(sum(r is not None and r <= 5 for r in ranks) / n, 4),
             "mrr": round(sum(1 / r for r in ranks if r) / n, 4),
@@ -85,8 +93,9 @@ def _rank(ranked: list[tuple[str, float]], gold: tuple[str, ...]) -> int | None:
     return None
 
 
-def run_eval(data: Path, settings: Settings, json_out: Path | None, lexical: bool = False,
-             misses: int = 0) -> int:
+def run_eval(
+    data: Path, settings: Settings, json_out: Path | None, lexical: bool = False, misses: int = 0
+) -> int:
     from serve.knowledge.base import KnowledgeBase
     from serve.knowledge.entries import KNOWLEDGE_DIR
     from serve.router.loading import load_router
@@ -102,13 +111,25 @@ def run_eval(data: Path, settings: Settings, json_out: Path | None, lexical: boo
         embed, space = chain.vector_model() or (None, None)
         readings = read_all(chain, [q.text for q in questions])
     base = KnowledgeBase.load(settings.knowledge.path or KNOWLEDGE_DIR, embed, space, settings.vectors_dir)
-    known = {(e.domain, e.lang, e.id) for d in ("telecom", "ecommerce") for lang in ("en", "zh")
-             for e in base.entries(d, lang)} | {(e.domain, lang, e.id) for d in ("telecom", "ecommerce")
-                                                 for lang in ("en", "zh") for e in base.entries(d, _other(lang))}
-    unknown = [(q.domain, q.lang, i) for q in questions for i in q.entry_ids if (q.domain, q.lang, i) not in known]
+    known = {
+        (e.domain, e.lang, e.id)
+        for d in ("telecom", "ecommerce")
+        for lang in ("en", "zh")
+        for e in base.entries(d, lang)
+    } | {
+        (e.domain, lang, e.id)
+        for d in ("telecom", "ecommerce")
+        for lang in ("en", "zh")
+        for e in base.entries(d, _other(lang))
+    }
+    unknown = [
+        (q.domain, q.lang, i) for q in questions for i in q.entry_ids if (q.domain, q.lang, i) not in known
+    ]
     if unknown:
-        print(f"csreply eval kb: {len(unknown)} entry ids in {data} are not in the knowledge base, e.g. {unknown[:3]}",
-              file=sys.stderr)
+        print(
+            f"csreply eval kb: {len(unknown)} entry ids in {data} are not in the knowledge base, e.g. {unknown[:3]}",
+            file=sys.stderr,
+        )
         return 2
     started = time.perf_counter()
     ranked = []
@@ -119,10 +140,19 @@ def run_eval(data: Path, settings: Settings, json_out: Path | None, lexical: boo
         ranked.append([(h.entry.id, h.score) for h in hits])
     search_ms = (time.perf_counter() - started) * 1000 / max(1, len(questions))
     answer_at = settings.knowledge.answer_min_score
-    result = {"data": str(data), "dense": base.dense, "answer_min_score": answer_at, "knowledge_digest": base.digest,
-              "search_ms_mean": round(search_ms, 3), **score(questions, ranked, answer_at)}
-    _print_table(f"knowledge base {base.digest} ({base.size} entries, {'hybrid' if base.dense else 'lexical only'}), "
-                 f"{len(questions)} messages from {data}; direct answer at score >= {answer_at}", result)
+    result = {
+        "data": str(data),
+        "dense": base.dense,
+        "answer_min_score": answer_at,
+        "knowledge_digest": base.digest,
+        "search_ms_mean": round(search_ms, 3),
+        **score(questions, ranked, answer_at),
+    }
+    _print_table(
+        f"knowledge base {base.digest} ({base.size} entries, {'hybrid' if base.dense else 'lexical only'}), "
+        f"{len(questions)} messages from {data}; direct answer at score >= {answer_at}",
+        result,
+    )
     print(f"search: {search_ms:.2f} ms per message (after encoding)")
     _print_misses(questions, ranked, misses)
     if json_out is not None:
@@ -145,8 +175,9 @@ def read_all(router: Any, texts: list[str], batch: int = 32) -> list[Any]:
     return asyncio.run(run())
 
 
-def run_bank_eval(data: Path, settings: Settings, json_out: Path | None, lexical: bool = False,
-                  misses: int = 0) -> int:
+def run_bank_eval(
+    data: Path, settings: Settings, json_out: Path | None, lexical: bool = False, misses: int = 0
+) -> int:
     """`csreply eval bank`: the reply selector on `{"text", "domain", "lang", "reply_ids": [...]}` messages, with
     the selection threshold (`reply.select_min_score`) as the server applies it."""
     from serve.prompts import PROMPTS_DIR, PromptLibrary
@@ -157,10 +188,14 @@ def run_bank_eval(data: Path, settings: Settings, json_out: Path | None, lexical
     questions = load_questions(data, "reply_ids")
     library = PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR)
     known = {(d, lang, r.id) for (d, lang) in library.banks for r in library.bank(d, lang)}
-    unknown = [(q.domain, q.lang, i) for q in questions for i in q.entry_ids if (q.domain, q.lang, i) not in known]
+    unknown = [
+        (q.domain, q.lang, i) for q in questions for i in q.entry_ids if (q.domain, q.lang, i) not in known
+    ]
     if unknown:
-        print(f"csreply eval bank: {len(unknown)} reply ids in {data} are not in the bank, e.g. {unknown[:3]}",
-              file=sys.stderr)
+        print(
+            f"csreply eval bank: {len(unknown)} reply ids in {data} are not in the bank, e.g. {unknown[:3]}",
+            file=sys.stderr,
+        )
         return 2
     embed = space = None
     readings: list[Any] = [None] * len(questions)
@@ -174,10 +209,17 @@ def run_bank_eval(data: Path, settings: Settings, json_out: Path | None, lexical
         found = selector.candidates(q.domain, q.lang, strip_wrapping(q.text) or q.text, reading, k=5)
         ranked.append([(c.reply.id, c.score) for c in found])
     threshold = {str(lang): score_at for lang, score_at in settings.reply.select_min_score.items()}
-    result = {"data": str(data), "dense": selector.dense, "select_min_score": threshold,
-              **score(questions, ranked, threshold)}
-    _print_table(f"reply bank ({selector.size} replies, {'hybrid' if selector.dense else 'lexical only'}), "
-                 f"{len(questions)} messages from {data}; selected at score >= {threshold}", result)
+    result = {
+        "data": str(data),
+        "dense": selector.dense,
+        "select_min_score": threshold,
+        **score(questions, ranked, threshold),
+    }
+    _print_table(
+        f"reply bank ({selector.size} replies, {'hybrid' if selector.dense else 'lexical only'}), "
+        f"{len(questions)} messages from {data}; selected at score >= {threshold}",
+        result,
+    )
     _print_misses(questions, ranked, misses)
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
@@ -187,12 +229,16 @@ def run_bank_eval(data: Path, settings: Settings, json_out: Path | None, lexical
 
 def _print_table(title: str, result: dict[str, Any]) -> None:
     print(title)
-    print(f"{'set':<16}{'n':>5}{'R@1':>8}{'R@5':>8}{'MRR':>8}{'answered':>10}{'right':>8}{'n/a':>6}{'n/a answered':>14}")
+    print(
+        f"{'set':<16}{'n':>5}{'R@1':>8}{'R@5':>8}{'MRR':>8}{'answered':>10}{'right':>8}{'n/a':>6}{'n/a answered':>14}"
+    )
     for key in [k for k in result if isinstance(result[k], dict)]:
         m = result[key]
-        print(f"{key:<16}{m['n']:>5}{m['recall_at_1']:>8.3f}{m['recall_at_5']:>8.3f}{m['mrr']:>8.3f}"
-              f"{m['answered']:>10.3f}{m['answer_precision']:>8.3f}{m['n_unanswerable']:>6}"
-              f"{m['unanswerable_answered']:>14.3f}")
+        print(
+            f"{key:<16}{m['n']:>5}{m['recall_at_1']:>8.3f}{m['recall_at_5']:>8.3f}{m['mrr']:>8.3f}"
+            f"{m['answered']:>10.3f}{m['answer_precision']:>8.3f}{m['n_unanswerable']:>6}"
+            f"{m['unanswerable_answered']:>14.3f}"
+        )
 
 
 def _print_misses(questions: list[Question], ranked: list[list[tuple[str, float]]], misses: int) -> None:

@@ -48,7 +48,10 @@ def load_label_mapping(path: Path, dataset: str | None = None) -> LabelMapping:
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         header = list(reader.fieldnames or [])
-        source_col, target_col = _column(header, _SOURCE_COLUMNS, path), _column(header, _TARGET_COLUMNS, path)
+        source_col, target_col = (
+            _column(header, _SOURCE_COLUMNS, path),
+            _column(header, _TARGET_COLUMNS, path),
+        )
         if dataset is not None and "dataset" not in header:
             raise ValueError(f"{path}: a dataset ({dataset!r}) was named but the CSV has no dataset column")
         table: dict[str, str | None] = {}
@@ -68,9 +71,14 @@ def load_label_mapping(path: Path, dataset: str | None = None) -> LabelMapping:
     return LabelMapping(table, default, has_default)
 
 
-def load_mapped_jsonl(path: Path, mapping: LabelMapping, label_field: str = "label",
-                      lang: str | None = None, source: str | None = None, source_field: str = "source"
-                      ) -> list[Example]:
+def load_mapped_jsonl(
+    path: Path,
+    mapping: LabelMapping,
+    label_field: str = "label",
+    lang: str | None = None,
+    source: str | None = None,
+    source_field: str = "source",
+) -> list[Example]:
     """Rows `{"text", <label_field>, ["lang"]}` with their labels mapped; rows mapped to no intent are skipped.
     Labels the mapping does not cover are an error that lists them (a silent skip would hide a typo)."""
     examples: list[Example] = []

@@ -16,7 +16,9 @@ class ClassificationReport:
     confusion: list[list[int]] = field(default_factory=list)  # rows: gold, columns: predicted
 
 
-def classification_report(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> ClassificationReport:
+def classification_report(
+    gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]
+) -> ClassificationReport:
     """Accuracy, macro-F1 over the labels present in gold, per-label precision/recall/F1, confusion matrix."""
     if len(gold) != len(pred):
         raise ValueError("gold and predictions differ in length")

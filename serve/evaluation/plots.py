@@ -17,8 +17,12 @@ def pyplot() -> Any:
     return plt
 
 
-def histograms_png(path: Path, panels: list[tuple[str, str, dict[str, list[float]]]],
-                   bins: int | list[float] = 20, ylabel: str = "cases") -> None:
+def histograms_png(
+    path: Path,
+    panels: list[tuple[str, str, dict[str, list[float]]]],
+    bins: int | list[float] = 20,
+    ylabel: str = "cases",
+) -> None:
     """One panel per (title, x label, {series name: values}); series are stacked so every case counts once."""
     plt = pyplot()
     from matplotlib.ticker import MaxNLocator
@@ -28,8 +32,13 @@ def histograms_png(path: Path, panels: list[tuple[str, str, dict[str, list[float
         # a series keeps its colour across panels even where it is empty in one of them
         named = [(name, values, f"C{i}") for i, (name, values) in enumerate(series.items()) if values]
         if named:
-            ax.hist([v for _, v, _ in named], bins=bins, stacked=True, label=[n for n, _, _ in named],
-                    color=[c for _, _, c in named])
+            ax.hist(
+                [v for _, v, _ in named],
+                bins=bins,
+                stacked=True,
+                label=[n for n, _, _ in named],
+                color=[c for _, _, c in named],
+            )
             ax.legend(fontsize=8)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(title)
@@ -40,8 +49,13 @@ def histograms_png(path: Path, panels: list[tuple[str, str, dict[str, list[float
     plt.close(fig)
 
 
-def grouped_bars_png(path: Path, groups: dict[str, dict[str, float]], title: str, ylabel: str,
-                     measures: list[str] | None = None) -> None:
+def grouped_bars_png(
+    path: Path,
+    groups: dict[str, dict[str, float]],
+    title: str,
+    ylabel: str,
+    measures: list[str] | None = None,
+) -> None:
     """Bars of {group: {measure: value}}, one cluster per group, measures in the given order (default: as
     first seen); a measure a group lacks leaves a gap."""
     plt = pyplot()

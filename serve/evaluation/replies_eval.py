@@ -27,8 +27,14 @@ __all__ = ["chrf", "load_cases", "run_eval", "score_case", "summarize"]
 Answer = Callable[[ReplyCase], Awaitable[dict[str, Any]]]
 
 
-async def run_cases(cases: list[ReplyCase], answer: Answer, library: PromptLibrary, concurrency: int,
-                    results: Path | None, progress: bool = True) -> tuple[list[dict[str, Any]], list[float]]:
+async def run_cases(
+    cases: list[ReplyCase],
+    answer: Answer,
+    library: PromptLibrary,
+    concurrency: int,
+    results: Path | None,
+    progress: bool = True,
+) -> tuple[list[dict[str, Any]], list[float]]:
     """Answer and score every case, `concurrency` at a time; rows come back in case order."""
     from tqdm import tqdm
 
@@ -91,9 +97,16 @@ def pipeline_answer(pipeline: Any, auto_lang: bool = False) -> Answer:
     return answer
 
 
-async def _run(cases: list[ReplyCase], url: str | None, settings: Settings, library: PromptLibrary,
-               concurrency: int, results: Path | None, variant: str | None = None,
-               auto_lang: bool = False) -> tuple[list[dict[str, Any]], list[float]]:
+async def _run(
+    cases: list[ReplyCase],
+    url: str | None,
+    settings: Settings,
+    library: PromptLibrary,
+    concurrency: int,
+    results: Path | None,
+    variant: str | None = None,
+    auto_lang: bool = False,
+) -> tuple[list[dict[str, Any]], list[float]]:
     if url:
         import httpx
 
@@ -105,7 +118,9 @@ async def _run(cases: list[ReplyCase], url: str | None, settings: Settings, libr
 
     services = await build_services(settings)
     try:
-        return await run_cases(cases, pipeline_answer(services.pipeline, auto_lang), library, concurrency, results)
+        return await run_cases(
+            cases, pipeline_answer(services.pipeline, auto_lang), library, concurrency, results
+        )
     finally:
         await services.aclose()
 
@@ -120,36 +135,70 @@ def _num(value: float | None, fmt: str = ".1f") -> str:
 
 def print_summary(summary: dict[str, Any]) -> None:
     print(f"{summary['n']} cases  routes {summary['routes']}")
-    for key in ("language_match", "refusal_rate", "clarify_rate", "cited_rate", "handoff_accuracy",
-                "must_include_rate", "must_not_include_rate", "canned_verbatim_rate", "intent_accuracy"):
+    for key in (
+        "language_match",
+        "refusal_rate",
+        "clarify_rate",
+        "cited_rate",
+        "handoff_accuracy",
+        "must_include_rate",
+        "must_not_include_rate",
+        "canned_verbatim_rate",
+        "intent_accuracy",
+    ):
         print(f"  {key:24} {_pct(summary[key])}")
     print(f"  {'chrf':24} {_num(summary['chrf'])}")
-    print(f"  latency p50 {_num(summary['latency_ms']['p50'], '.0f')} ms, "
-          f"p90 {_num(summary['latency_ms']['p90'], '.0f')} ms, p99 {_num(summary['latency_ms']['p99'], '.0f')} ms")
+    print(
+        f"  latency p50 {_num(summary['latency_ms']['p50'], '.0f')} ms, "
+        f"p90 {_num(summary['latency_ms']['p90'], '.0f')} ms, p99 {_num(summary['latency_ms']['p99'], '.0f')} ms"
+    )
     groups = [(f"route {route}", metrics) for route, metrics in summary["per_route"].items()]
     groups += [("generated (llm route)", summary["generated"])]
-    groups += [(f"  llm {name}={value}", metrics) for name in ("per_lang", "per_domain", "per_context")
-               for value, metrics in summary[name].items()]
-    groups += [(f"{field}={value}", metrics) for field, values in summary["per_meta"].items()
-               for value, metrics in values.items()]
-    print(f"{'group':28} {'n':>4} {'lang':>6} {'repeat':>7} {'unsup':>7} {'cut':>6} {'sent':>5} "
-          f"{'must':>6} {'chrF':>5} {'p50 ms':>7}")
+    groups += [
+        (f"  llm {name}={value}", metrics)
+        for name in ("per_lang", "per_domain", "per_context")
+        for value, metrics in summary[name].items()
+    ]
+    groups += [
+        (f"{field}={value}", metrics)
+        for field, values in summary["per_meta"].items()
+        for value, metrics in values.items()
+    ]
+    print(
+        f"{'group':28} {'n':>4} {'lang':>6} {'repeat':>7} {'unsup':>7} {'cut':>6} {'sent':>5} "
+        f"{'must':>6} {'chrF':>5} {'p50 ms':>7}"
+    )
     for name, m in groups:
         if not m["n"]:
             continue
-        print(f"{name[:28]:28} {m['n']:>4} {_pct(m['language_match']):>6} {_pct(m['repetition_rate']):>7} "
-              f"{_pct(m['unsupported_fact_rate']):>7} {_pct(m['cut_mid_sentence_rate']):>6} "
-              f"{_num(m['median_sentences']):>5} {_pct(m['must_include_rate']):>6} {_num(m['chrf']):>5} "
-              f"{_num(m['median_latency_ms'], '.0f'):>7}")
+        print(
+            f"{name[:28]:28} {m['n']:>4} {_pct(m['language_match']):>6} {_pct(m['repetition_rate']):>7} "
+            f"{_pct(m['unsupported_fact_rate']):>7} {_pct(m['cut_mid_sentence_rate']):>6} "
+            f"{_num(m['median_sentences']):>5} {_pct(m['must_include_rate']):>6} {_num(m['chrf']):>5} "
+            f"{_num(m['median_latency_ms'], '.0f'):>7}"
+        )
     print(f"  generated finish reasons {summary['generated']['finish_reasons']}")
     if summary.get("acts"):
         print(f"  conversation acts {summary['acts']}")
 
 
-def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | None, concurrency: int = 1,
-             results: Path | None = None, limit: int | None = None, variant: str | None = None,
-             report: Path | None = None, worst: int = 3, auto_lang: bool = False, other_domain: str | None = None,
-             sample: int | None = None, seed: int = 0, judge_packet: Path | None = None) -> int:
+def run_eval(
+    data: Path,
+    url: str | None,
+    settings: Settings,
+    json_out: Path | None,
+    concurrency: int = 1,
+    results: Path | None = None,
+    limit: int | None = None,
+    variant: str | None = None,
+    report: Path | None = None,
+    worst: int = 3,
+    auto_lang: bool = False,
+    other_domain: str | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    judge_packet: Path | None = None,
+) -> int:
     cases, skipped = load_cases(data, other_domain)
     if skipped:
         print(f"{skipped} cases of other domains skipped (--other-domain runs them as telecom or ecommerce)")
@@ -163,10 +212,14 @@ def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | N
         results.parent.mkdir(parents=True, exist_ok=True)
         results.write_text("")
     if variant and not url:
-        print("csreply eval replies: --variant needs --url (it pins an engine-pool member of a running server)",
-              file=sys.stderr)
+        print(
+            "csreply eval replies: --variant needs --url (it pins an engine-pool member of a running server)",
+            file=sys.stderr,
+        )
         return 2
-    rows, latencies = asyncio.run(_run(cases, url, settings, library, concurrency, results, variant, auto_lang))
+    rows, latencies = asyncio.run(
+        _run(cases, url, settings, library, concurrency, results, variant, auto_lang)
+    )
     summary = summarize(rows, latencies)
     print_summary(summary)
     output = {**summary, "data": str(data), "cases": rows}
@@ -179,7 +232,9 @@ def run_eval(data: Path, url: str | None, settings: Settings, json_out: Path | N
         json_out.write_text(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
     if judge_packet is not None:
         write_packet(cases, rows, judge_packet, seed)
-        print(f"judge packet {judge_packet} ({len(rows)} replies, blind) and its key {key_path(judge_packet)}")
+        print(
+            f"judge packet {judge_packet} ({len(rows)} replies, blind) and its key {key_path(judge_packet)}"
+        )
     failures = [r for r in rows if r.get("error")]
     if failures:
         print(f"{len(failures)} cases failed: first error {failures[0]['error']}", file=sys.stderr)

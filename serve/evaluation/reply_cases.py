@@ -14,8 +14,17 @@ from typing import Any
 
 from serve.evaluation.datasets import jsonl_rows
 
-KNOWN = ("messages", "domain", "lang", "context", "reference", "intent", "must_include", "must_not_include",
-         "expect_handoff")
+KNOWN = (
+    "messages",
+    "domain",
+    "lang",
+    "context",
+    "reference",
+    "intent",
+    "must_include",
+    "must_not_include",
+    "expect_handoff",
+)
 DOMAINS = ("telecom", "ecommerce")
 LANGS = ("en", "zh")
 
@@ -40,8 +49,13 @@ class ReplyCase:
     def payload(self, auto_lang: bool = False) -> dict[str, Any]:
         """The /v1/reply body; `auto_lang`: let the server find the language, as real traffic does."""
         *history, _ = self.messages
-        body: dict[str, Any] = {"domain": self.domain, "lang": "auto" if auto_lang else self.lang,
-                                "message": self.message, "history": history, "stream": False}
+        body: dict[str, Any] = {
+            "domain": self.domain,
+            "lang": "auto" if auto_lang else self.lang,
+            "message": self.message,
+            "history": history,
+            "stream": False,
+        }
         if self.context:
             body["context"] = self.context
         return body
@@ -59,8 +73,13 @@ def parse_case(row: dict[str, Any], where: str) -> ReplyCase:
     problems = []
     if not isinstance(case.messages, list) or not case.messages:
         problems.append("messages must be a non-empty list")
-    elif any(not isinstance(m, dict) or m.get("role") not in ("user", "assistant")
-             or not isinstance(m.get("content"), str) or not m["content"].strip() for m in case.messages):
+    elif any(
+        not isinstance(m, dict)
+        or m.get("role") not in ("user", "assistant")
+        or not isinstance(m.get("content"), str)
+        or not m["content"].strip()
+        for m in case.messages
+    ):
         problems.append("every message needs role user/assistant and non-empty content")
     elif case.messages[-1]["role"] != "user":
         problems.append("the last message must be the customer's (role user)")

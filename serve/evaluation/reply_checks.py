@@ -17,8 +17,20 @@ from typing import Any
 
 from serve.generation.loop_guard import ends_sentence, repeated_ngram, split_sentences
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-              "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _CN_NUM = "零〇一二两三四五六七八九十百千万"
 # A Chinese numeral is a fact only with a unit (一下, 一起, 统一 are not numbers).
@@ -26,9 +38,29 @@ _CN_FACT = re.compile(
     rf"(百分之[{_CN_NUM}]+)|([{_CN_NUM}]+)(?=个?工作日|天|日|小时|个小时|分钟|秒|周|星期|个月|月|年|元|块|角|折|号|次|GB|G|MB|%|％)"
 )
 _ARABIC = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?")
-_EN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-             "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
-             "forty-five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100}
+_EN_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "forty-five": 45,
+    "fifty": 50,
+    "sixty": 60,
+    "ninety": 90,
+    "hundred": 100,
+}
 _EN_FACT = re.compile(
     r"\b(" + "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r")[\s-]+"
     r"(?:business |working |calendar |full )?(day|days|hour|hours|week|weeks|month|months|year|years|minute|minutes"
@@ -115,8 +147,9 @@ def chrf(hypothesis: str, reference: str) -> float:
     return float(CHRF().sentence_score(hypothesis, [reference]).score)
 
 
-def check_reply(reply: str, *, sources: list[str], must_include: list[str] | None = None,
-                reference: str | None = None) -> dict[str, Any]:
+def check_reply(
+    reply: str, *, sources: list[str], must_include: list[str] | None = None, reference: str | None = None
+) -> dict[str, Any]:
     """Every content check of one reply; keys are stable (they end up in --json and in the gate)."""
     facts = unsupported_facts(reply, *sources)
     out: dict[str, Any] = {

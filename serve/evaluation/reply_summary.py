@@ -18,8 +18,12 @@ _MAX_GROUPS = 12
 _STYLE = ("Style:", "风格：")
 
 
-def sources_of(case: ReplyCase, intent: str | None, library: PromptLibrary, retrieved: list[str] | None = None,
-               ) -> list[str]:
+def sources_of(
+    case: ReplyCase,
+    intent: str | None,
+    library: PromptLibrary,
+    retrieved: list[str] | None = None,
+) -> list[str]:
     """What the reply may draw on: the system prompt as the pipeline renders it (guidance, customer
     context), every message of the conversation, and the retrieved texts (cited knowledge entries, the
     selected bank reply)."""
@@ -31,7 +35,9 @@ def sources_of(case: ReplyCase, intent: str | None, library: PromptLibrary, retr
         except KeyError:
             return sources
         # the style line's "2 to 4 sentences" is an instruction, not a fact the reply may state
-        sources.append("\n".join(line for line in prompt.splitlines() if not line.lstrip().startswith(_STYLE)))
+        sources.append(
+            "\n".join(line for line in prompt.splitlines() if not line.lstrip().startswith(_STYLE))
+        )
     return sources
 
 
@@ -58,8 +64,9 @@ def knowledge_texts(citations: list[dict[str, Any]], case: ReplyCase) -> list[st
     return [f"{e.title} {e.text}" for e in found if e is not None]
 
 
-def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary,
-               latency_ms: float | None = None) -> dict[str, Any]:
+def score_case(
+    case: ReplyCase, response: dict[str, Any], library: PromptLibrary, latency_ms: float | None = None
+) -> dict[str, Any]:
     reply = response.get("reply", "")
     intent = response.get("intent", {})
     handoff = response.get("handoff", {}).get("needed", False)
@@ -67,16 +74,29 @@ def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary
     route, reason = intent.get("route"), intent.get("reason")
     bank = bank_reply_of(reason, case, library)
     out: dict[str, Any] = {
-        "message": case.message, "domain": case.domain, "lang": case.lang, "reply": reply,
-        "intent": intent.get("label"), "route": route, "reason": reason, "match_score": intent.get("match_score"),
-        "finish_reason": response.get("finish_reason"), "cached": response.get("cached"),
-        "handoff": handoff, "language_match": bool(reply.strip()) and detect_lang(reply) == case.lang,
-        "has_context": bool(case.context), "meta": case.meta,
+        "message": case.message,
+        "domain": case.domain,
+        "lang": case.lang,
+        "reply": reply,
+        "intent": intent.get("label"),
+        "route": route,
+        "reason": reason,
+        "match_score": intent.get("match_score"),
+        "finish_reason": response.get("finish_reason"),
+        "cached": response.get("cached"),
+        "handoff": handoff,
+        "language_match": bool(reply.strip()) and detect_lang(reply) == case.lang,
+        "has_context": bool(case.context),
+        "meta": case.meta,
         "cited": [c.get("id") for c in citations],
         # the out-of-scope reply: the router's out_of_scope on a fixed route, or a bank reply for it
-        "refusal": (bank.intent == "out_of_scope") if bank is not None else
-                   (intent.get("label") == "out_of_scope" and route in ("canned", "template", "llm")
-                    and reason != "general_acknowledgement"),
+        "refusal": (bank.intent == "out_of_scope")
+        if bank is not None
+        else (
+            intent.get("label") == "out_of_scope"
+            and route in ("canned", "template", "llm")
+            and reason != "general_acknowledgement"
+        ),
         "clarify": route == "clarify",
     }
     if route == "act":
@@ -89,8 +109,14 @@ def score_case(case: ReplyCase, response: dict[str, Any], library: PromptLibrary
         # released to the stream, counted from the request's start
         out["ttft_ms"] = round(float(ttft), 1)
     retrieved = knowledge_texts(citations, case) + ([bank.reply] if bank is not None else [])
-    out.update(check_reply(reply, sources=sources_of(case, out["intent"], library, retrieved),
-                           must_include=case.must_include, reference=case.reference))
+    out.update(
+        check_reply(
+            reply,
+            sources=sources_of(case, out["intent"], library, retrieved),
+            must_include=case.must_include,
+            reference=case.reference,
+        )
+    )
     if not out.get("must_include_ok", True):
         # which strings were missed, for the report's worst cases
         out["must_include_missing"] = [s for s in case.must_include if not includes(reply, s)]
@@ -118,8 +144,11 @@ def _median(values: list[float]) -> float | None:
 
 
 def _spread(values: list[float]) -> dict[str, float | None]:
-    return {"p50": percentile(values, 0.5) if values else None, "p90": percentile(values, 0.9) if values else None,
-            "p99": percentile(values, 0.99) if values else None}
+    return {
+        "p50": percentile(values, 0.5) if values else None,
+        "p90": percentile(values, 0.9) if values else None,
+        "p99": percentile(values, 0.99) if values else None,
+    }
 
 
 def _label(value: Any) -> str:
@@ -181,21 +210,29 @@ def summarize(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, A
         summary["ttft_ms"] = _spread(ttfts)
     generated = [r for r in rows if r["route"] == "llm"]
     summary["generated"] = group_metrics(generated)
-    summary["per_route"] = {route: group_metrics([r for r in rows if r["route"] == route])
-                            for route in sorted({str(r["route"]) for r in rows})}
+    summary["per_route"] = {
+        route: group_metrics([r for r in rows if r["route"] == route])
+        for route in sorted({str(r["route"]) for r in rows})
+    }
     for name, key in (("per_lang", "lang"), ("per_domain", "domain"), ("per_context", "has_context")):
-        summary[name] = {str(v): group_metrics([r for r in generated if r[key] == v])
-                         for v in sorted({r[key] for r in generated}, key=str)}
+        summary[name] = {
+            str(v): group_metrics([r for r in generated if r[key] == v])
+            for v in sorted({r[key] for r in generated}, key=str)
+        }
     pairs = sorted({(r["domain"], r["lang"]) for r in rows})
     summary["per_domain_lang"] = {
-        f"{d} / {lang}": group_metrics([r for r in rows if (r["domain"], r["lang"]) == (d, lang)]) for d, lang in pairs}
+        f"{d} / {lang}": group_metrics([r for r in rows if (r["domain"], r["lang"]) == (d, lang)])
+        for d, lang in pairs
+    }
     # every route: "how did the cases from source X do" is asked of the whole set; each group's `routes`
     # says how many of its replies were generated
     per_meta: dict[str, Any] = {}
     for field in sorted({k for r in rows for k in r.get("meta", {})}):
         values = {_label(r["meta"].get(field)) for r in rows}
         if 1 < len(values) <= _MAX_GROUPS:
-            per_meta[field] = {v: group_metrics([r for r in rows if _label(r["meta"].get(field)) == v])
-                               for v in sorted(values)}
+            per_meta[field] = {
+                v: group_metrics([r for r in rows if _label(r["meta"].get(field)) == v])
+                for v in sorted(values)
+            }
     summary["per_meta"] = per_meta
     return summary

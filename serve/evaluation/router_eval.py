@@ -23,7 +23,12 @@ import numpy as np
 from serve.config import Settings
 from serve.evaluation.datasets import Example, load_intent_jsonl
 from serve.evaluation.metrics import classification_report, percentile
-from serve.evaluation.router_report import markdown_report, print_summary, save_confusion_png, save_report_plots
+from serve.evaluation.router_report import (
+    markdown_report,
+    print_summary,
+    save_confusion_png,
+    save_report_plots,
+)
 from serve.router.base import IntentClassifier
 from serve.taxonomy import INTENTS
 
@@ -47,8 +52,9 @@ class TorchSession:
         from serve.router.torch_model import WithEmbedding
 
         with self._torch.inference_mode():
-            logits, vectors = WithEmbedding(self.model).eval()(self._torch.from_numpy(input_ids),
-                                                                self._torch.from_numpy(attention_mask))
+            logits, vectors = WithEmbedding(self.model).eval()(
+                self._torch.from_numpy(input_ids), self._torch.from_numpy(attention_mask)
+            )
         return logits.numpy(), vectors.numpy()
 
 
@@ -102,8 +108,12 @@ def _metrics(examples: list[Example], preds: list[Prediction]) -> dict[str, Any]
     """Accuracy, macro-F1, uncertain rate and out-of-scope precision/recall of one slice."""
     gold = [e.intent for e in examples]
     report = classification_report(gold, [p.label for p in preds], INTENTS)
-    part: dict[str, Any] = {"n": report.n, "accuracy": report.accuracy, "macro_f1": report.macro_f1,
-                            "uncertain_rate": sum(p.uncertain for p in preds) / max(1, report.n)}
+    part: dict[str, Any] = {
+        "n": report.n,
+        "accuracy": report.accuracy,
+        "macro_f1": report.macro_f1,
+        "uncertain_rate": sum(p.uncertain for p in preds) / max(1, report.n),
+    }
     oos = report.per_label["out_of_scope"]
     if oos["support"]:
         part["out_of_scope_recall"] = oos["recall"]
@@ -112,8 +122,9 @@ def _metrics(examples: list[Example], preds: list[Prediction]) -> dict[str, Any]
     return part
 
 
-def worst_confusions(examples: list[Example], preds: list[Prediction], top: int,
-                     per_pair: int = 3) -> list[dict[str, Any]]:
+def worst_confusions(
+    examples: list[Example], preds: list[Prediction], top: int, per_pair: int = 3
+) -> list[dict[str, Any]]:
     """The `top` most frequent (gold, predicted) error pairs, each with its most confident wrong examples
     (confident mistakes are the ones no clarifying question catches)."""
     pairs: dict[tuple[str, str], list[tuple[Example, Prediction]]] = defaultdict(list)
@@ -124,9 +135,22 @@ def worst_confusions(examples: list[Example], preds: list[Prediction], top: int,
     out = []
     for (gold, predicted), items in ranked:
         items = sorted(items, key=lambda item: -item[1].confidence)[:per_pair]
-        out.append({"gold": gold, "predicted": predicted, "count": len(pairs[(gold, predicted)]),
-                    "examples": [{"text": ex.text, "confidence": p.confidence, "uncertain": p.uncertain,
-                                  **({"source": ex.source} if ex.source else {})} for ex, p in items]})
+        out.append(
+            {
+                "gold": gold,
+                "predicted": predicted,
+                "count": len(pairs[(gold, predicted)]),
+                "examples": [
+                    {
+                        "text": ex.text,
+                        "confidence": p.confidence,
+                        "uncertain": p.uncertain,
+                        **({"source": ex.source} if ex.source else {}),
+                    }
+                    for ex, p in items
+                ],
+            }
+        )
     return out
 
 
@@ -145,14 +169,17 @@ def score(examples: list[Example], preds: list[Prediction], errors: int = 10) ->
             continue
         for value in values:
             idx = [i for i, e in enumerate(examples) if getattr(e, attr) == value]
-            result.setdefault(key, {})[value or "(none)"] = _metrics([examples[i] for i in idx], [preds[i] for i in idx])
+            result.setdefault(key, {})[value or "(none)"] = _metrics(
+                [examples[i] for i in idx], [preds[i] for i in idx]
+            )
     if errors:
         result["errors"] = worst_confusions(examples, preds, errors)
     return result
 
 
-def evaluate(backend: IntentClassifier, examples: list[Example], latency_samples: int = 200,
-             errors: int = 10) -> dict[str, Any]:
+def evaluate(
+    backend: IntentClassifier, examples: list[Example], latency_samples: int = 200, errors: int = 10
+) -> dict[str, Any]:
     async def run() -> tuple[list[Prediction], list[float]]:
         preds = await _predict(backend, examples)
         lat = await _latencies(backend, [e.text for e in examples[:latency_samples]])
@@ -161,13 +188,25 @@ def evaluate(backend: IntentClassifier, examples: list[Example], latency_samples
 
     preds, lat = asyncio.run(run())
     result = score(examples, preds, errors)
-    return {"backend": backend.name, **result,
-            "latency_ms": {"p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99), "samples": len(lat),
-                           "values": [round(x, 3) for x in lat]}}
+    return {
+        "backend": backend.name,
+        **result,
+        "latency_ms": {
+            "p50": percentile(lat, 0.5),
+            "p99": percentile(lat, 0.99),
+            "samples": len(lat),
+            "values": [round(x, 3) for x in lat],
+        },
+    }
 
 
-def load_examples(data: Path, label_map: Path | None = None, label_field: str = "label",
-                  dataset: str | None = None, by: str = "source") -> list[Example]:
+def load_examples(
+    data: Path,
+    label_map: Path | None = None,
+    label_field: str = "label",
+    dataset: str | None = None,
+    by: str = "source",
+) -> list[Example]:
     """Our own `intent`-labelled JSONL, or (with `label_map`) a set labelled in another scheme; `by` names the
     field the per-source breakdown groups on (with a label map, the foreign label itself is a useful one)."""
     if label_map is None:
@@ -177,10 +216,21 @@ def load_examples(data: Path, label_map: Path | None = None, label_field: str = 
     return load_mapped_jsonl(data, load_label_mapping(label_map, dataset), label_field, source_field=by)
 
 
-def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None, compare: str | None,
-             confusion: Path | None, latency_samples: int, errors: int = 10, report: Path | None = None,
-             label_map: Path | None = None, label_field: str = "label", dataset: str | None = None,
-             by: str = "source") -> int:
+def run_eval(
+    data: Path,
+    backend: str,
+    settings: Settings,
+    json_out: Path | None,
+    compare: str | None,
+    confusion: Path | None,
+    latency_samples: int,
+    errors: int = 10,
+    report: Path | None = None,
+    label_map: Path | None = None,
+    label_field: str = "label",
+    dataset: str | None = None,
+    by: str = "source",
+) -> int:
     try:
         examples = load_examples(data, label_map, label_field, dataset, by)
     except ValueError as exc:
@@ -205,12 +255,19 @@ def run_eval(data: Path, backend: str, settings: Settings, json_out: Path | None
         print_summary(second)
         delta = 100 * (second["accuracy"] - first["accuracy"])
         speed = first["latency_ms"]["p50"] / max(second["latency_ms"]["p50"], 1e-9)
-        print(f"accuracy delta ({second['backend']} - {first['backend']}): {delta:+.2f} points; "
-              f"p50 latency ratio ({first['backend']} / {second['backend']}): {speed:.2f}x")
-        output["compare"] = {"backend": second["backend"], "accuracy": second["accuracy"],
-                             "macro_f1": second["macro_f1"], "latency_ms": second["latency_ms"],
-                             "per_lang": second.get("per_lang", {}), "accuracy_delta_points": delta,
-                             "p50_speedup": speed}
+        print(
+            f"accuracy delta ({second['backend']} - {first['backend']}): {delta:+.2f} points; "
+            f"p50 latency ratio ({first['backend']} / {second['backend']}): {speed:.2f}x"
+        )
+        output["compare"] = {
+            "backend": second["backend"],
+            "accuracy": second["accuracy"],
+            "macro_f1": second["macro_f1"],
+            "latency_ms": second["latency_ms"],
+            "per_lang": second.get("per_lang", {}),
+            "accuracy_delta_points": delta,
+            "p50_speedup": speed,
+        }
     if md:
         output.update({f"{name}_png": str(path) for name, path in save_report_plots(first, md).items()})
         output["report"] = str(md)

@@ -39,9 +39,14 @@ class ChatTokenizer:
 
     def encode(self, messages: Sequence[ChatMessage], prefix: str = "") -> list[int]:
         """Prompt ids; `prefix` opens the assistant turn, so generation continues the reply after it."""
-        text = self.tokenizer.apply_chat_template(
-            [{"role": m.role, "content": m.content} for m in messages], tokenize=False, add_generation_prompt=True
-        ) + prefix
+        text = (
+            self.tokenizer.apply_chat_template(
+                [{"role": m.role, "content": m.content} for m in messages],
+                tokenize=False,
+                add_generation_prompt=True,
+            )
+            + prefix
+        )
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -69,5 +74,7 @@ def chat_stop_ids(tokenizer: Any, generation_config: Any) -> set[int]:
             ids.add(int(token_id))
             break
     if not ids:
-        raise BackendUnavailable("the model declares no end-of-sequence token; set one in generation_config.json")
+        raise BackendUnavailable(
+            "the model declares no end-of-sequence token; set one in generation_config.json"
+        )
     return ids

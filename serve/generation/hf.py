@@ -17,7 +17,13 @@ from typing import Any
 
 from serve.config import GeneratorSettings
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
-from serve.generation.base import ChatMessage, FinishReason, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.generation.base import (
+    ChatMessage,
+    FinishReason,
+    GenerationChunk,
+    GenerationRequest,
+    GeneratorStats,
+)
 from serve.generation.chat import ChatTokenizer
 from serve.streaming import IncrementalDetokenizer, StopMatcher
 
@@ -62,7 +68,9 @@ class HfGenerator:
             self.model_dir, dtype=dtype, attn_implementation=self.settings.attn_implementation
         )
         model.to(device).eval()  # type: ignore[arg-type]
-        self._chat = chat = ChatTokenizer(AutoTokenizer.from_pretrained(self.model_dir), model.generation_config)
+        self._chat = chat = ChatTokenizer(
+            AutoTokenizer.from_pretrained(self.model_dir), model.generation_config
+        )
         gen_config = GenerationConfig(
             max_new_tokens=self.settings.default_max_tokens,
             do_sample=False,  # sampling happens per request in hf_sampling (Gumbel-max)
@@ -77,13 +85,19 @@ class HfGenerator:
             use_cuda_graph=False,
             auto_switch_to_flash=False,
         )
-        manager = model.init_continuous_batching(generation_config=gen_config, continuous_batching_config=cb_config)
+        manager = model.init_continuous_batching(
+            generation_config=gen_config, continuous_batching_config=cb_config
+        )
         manager.logit_processor = build_processors(chat.stop_ids)
         manager.start()
         self._manager = manager
         logger.info(
             "generator.loaded backend=hf model=%s device=%s dtype=%s threads=%d stop_ids=%s",
-            self.model_dir, device, self.settings.dtype, torch.get_num_threads(), sorted(chat.stop_ids),
+            self.model_dir,
+            device,
+            self.settings.dtype,
+            torch.get_num_threads(),
+            sorted(chat.stop_ids),
         )
 
     # ---------------------------------------------------------------- the seam
@@ -114,8 +128,12 @@ class HfGenerator:
         finished = False
         try:
             accepted = manager.add_request(
-                prompt_ids, request_id=rid, max_new_tokens=request.max_new_tokens, streaming=True,
-                **sampling_kwargs(request.temperature, request.top_p, seed), **self.guards(request),
+                prompt_ids,
+                request_id=rid,
+                max_new_tokens=request.max_new_tokens,
+                streaming=True,
+                **sampling_kwargs(request.temperature, request.top_p, seed),
+                **self.guards(request),
                 ignore_eos=int(request.ignore_eos),
             )
             if accepted is None:
@@ -123,7 +141,9 @@ class HfGenerator:
             detok = IncrementalDetokenizer(chat.decode, skip_ids=chat.stop_ids)
             stops = StopMatcher(request.stop)
             seen = 0  # tokens generated so far
-            counted = 0  # ... and handed out with a chunk (a token that ends mid-character waits for the next)
+            counted = (
+                0  # ... and handed out with a chunk (a token that ends mid-character waits for the next)
+            )
             while True:
                 output = await self._next_output(results)
                 if output.error:
@@ -139,8 +159,14 @@ class HfGenerator:
                         text += stops.flush()
                     ended = stops.stopped or (tokens and tokens[-1] in chat.stop_ids)
                     reason: FinishReason = "stop" if ended else "length"
-                    yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids), completion_tokens=seen,
-                                          queue_ms=_queue_ms(output), tokens=seen - counted)
+                    yield GenerationChunk(
+                        text,
+                        reason,
+                        prompt_tokens=len(prompt_ids),
+                        completion_tokens=seen,
+                        queue_ms=_queue_ms(output),
+                        tokens=seen - counted,
+                    )
                     return
                 if text:
                     yield GenerationChunk(text, tokens=seen - counted)
@@ -189,11 +215,18 @@ class HfGenerator:
             # blocks of finished requests stay as a prefix cache, evicted when a new request needs room.
             # They are reported apart, so "used" returns to 0 when nothing runs.
             cached = sum(len(a.ledger.cached_blocks) for a in processor.cache.cache_allocators.values())
-            used = max(0, total - round(processor.cache.compute_free_capacity(relative=True) * total) - cached)
+            used = max(
+                0, total - round(processor.cache.compute_free_capacity(relative=True) * total) - cached
+            )
         return GeneratorStats(
-            backend=self.name, model=self.model_name, active_requests=len(self._active),
-            engine_running=running, engine_waiting=waiting, requests_total=self._requests_total,
-            kv_blocks_used=used, kv_blocks_total=total,
+            backend=self.name,
+            model=self.model_name,
+            active_requests=len(self._active),
+            engine_running=running,
+            engine_waiting=waiting,
+            requests_total=self._requests_total,
+            kv_blocks_used=used,
+            kv_blocks_total=total,
             extra={"kv_blocks_cached": float(cached)} if processor is not None else {},
         )
 

@@ -84,7 +84,9 @@ class TopPFilter(ContinuousBatchingLogitsProcessor):
         int32_tensor.copy_(torch.ones_like(int32_tensor, dtype=torch.float32).view(dtype=torch.int32))
 
     def prepare_tensor_args(self, requests_with_new_token: list) -> torch.Tensor:
-        return _floats_as_int32([r.state.logit_processor_kwargs.get("top_p", 1.0) for r in requests_with_new_token])
+        return _floats_as_int32(
+            [r.state.logit_processor_kwargs.get("top_p", 1.0) for r in requests_with_new_token]
+        )
 
     def __call__(self, scores: torch.Tensor, tensor_arg: torch.Tensor) -> torch.Tensor:
         top_p = tensor_arg[: scores.size(0)].view(dtype=torch.float32)
@@ -139,8 +141,11 @@ class RepetitionGuard(ContinuousBatchingLogitsProcessor):
     """Repetition (multiplicative), presence and frequency (additive) penalties over the generated tokens,
     with the semantics of transformers' RepetitionPenaltyLogitsProcessor and OpenAI's penalties."""
 
-    supported_kwargs: dict[str, type] = {"repetition_penalty": float, "presence_penalty": float,
-                                         "frequency_penalty": float}
+    supported_kwargs: dict[str, type] = {
+        "repetition_penalty": float,
+        "presence_penalty": float,
+        "frequency_penalty": float,
+    }
     ignored_kwargs: tuple[str, ...] = ()
 
     def __init__(self) -> None:
@@ -153,8 +158,14 @@ class RepetitionGuard(ContinuousBatchingLogitsProcessor):
         self._rows = []
         for request in requests_with_new_token:
             kwargs = request.state.logit_processor_kwargs
-            self._rows.append((float(kwargs.get("repetition_penalty", 1.0)), float(kwargs.get("presence_penalty", 0.0)),
-                               float(kwargs.get("frequency_penalty", 0.0)), list(request.state.generated_tokens)))
+            self._rows.append(
+                (
+                    float(kwargs.get("repetition_penalty", 1.0)),
+                    float(kwargs.get("presence_penalty", 0.0)),
+                    float(kwargs.get("frequency_penalty", 0.0)),
+                    list(request.state.generated_tokens),
+                )
+            )
         return torch.tensor([int(_guard_active(row)) for row in self._rows], dtype=torch.int32)
 
     def __call__(self, scores: torch.Tensor, tensor_arg: torch.Tensor) -> torch.Tensor:
@@ -185,9 +196,13 @@ class NoRepeatNGram(ContinuousBatchingLogitsProcessor):
         int32_tensor.fill_(0)
 
     def prepare_tensor_args(self, requests_with_new_token: list) -> torch.Tensor:
-        sizes = [int(r.state.logit_processor_kwargs.get("no_repeat_ngram_size", 0)) for r in requests_with_new_token]
-        self._tokens = [list(r.state.generated_tokens) if n > 0 else [] for r, n in
-                        zip(requests_with_new_token, sizes)]
+        sizes = [
+            int(r.state.logit_processor_kwargs.get("no_repeat_ngram_size", 0))
+            for r in requests_with_new_token
+        ]
+        self._tokens = [
+            list(r.state.generated_tokens) if n > 0 else [] for r, n in zip(requests_with_new_token, sizes)
+        ]
         return torch.tensor(sizes, dtype=torch.int32)
 
     def __call__(self, scores: torch.Tensor, tensor_arg: torch.Tensor) -> torch.Tensor:
@@ -208,7 +223,7 @@ def banned_tokens(tokens: list[int], n: int) -> set[int]:
         return set()
     if n == 1:
         return set(tokens)
-    prefix = tuple(tokens[len(tokens) - n + 1:])
+    prefix = tuple(tokens[len(tokens) - n + 1 :])
     return {tokens[i + n - 1] for i in range(len(tokens) - n + 1) if tuple(tokens[i : i + n - 1]) == prefix}
 
 
@@ -227,23 +242,45 @@ def sampling_kwargs(temperature: float, top_p: float, seed: int) -> dict[str, fl
     """Per-request kwargs for `add_request`; temperature 0 means greedy."""
     if temperature <= 0.0:
         return {"temperature": 1.0, "top_p": 1.0, "sample_seed": 0}
-    return {"temperature": float(temperature), "top_p": float(top_p), "sample_seed": int(seed & _MASK_31) or 1}
+    return {
+        "temperature": float(temperature),
+        "top_p": float(top_p),
+        "sample_seed": int(seed & _MASK_31) or 1,
+    }
 
 
-def guard_kwargs(repetition_penalty: float = 1.0, presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
-                 no_repeat_ngram_size: int = 0) -> dict[str, float | int]:
+def guard_kwargs(
+    repetition_penalty: float = 1.0,
+    presence_penalty: float = 0.0,
+    frequency_penalty: float = 0.0,
+    no_repeat_ngram_size: int = 0,
+) -> dict[str, float | int]:
     """Per-request kwargs for `add_request` that turn on the decoding guards (neutral values: off)."""
     if repetition_penalty <= 0:
         raise ValueError(f"repetition_penalty must be > 0, got {repetition_penalty}")
-    return {"repetition_penalty": float(repetition_penalty), "presence_penalty": float(presence_penalty),
-            "frequency_penalty": float(frequency_penalty), "no_repeat_ngram_size": max(0, int(no_repeat_ngram_size))}
+    return {
+        "repetition_penalty": float(repetition_penalty),
+        "presence_penalty": float(presence_penalty),
+        "frequency_penalty": float(frequency_penalty),
+        "no_repeat_ngram_size": max(0, int(no_repeat_ngram_size)),
+    }
 
 
-def build_processors(stop_ids: frozenset[int] | set[int] = frozenset()) -> ContinuousBatchingLogitsProcessorList:
+def build_processors(
+    stop_ids: frozenset[int] | set[int] = frozenset(),
+) -> ContinuousBatchingLogitsProcessorList:
     # Guards first (they act on raw logits, as in transformers' own order), then temperature, top_p, noise.
-    chain = [EndOfTurnBlocker(stop_ids), RepetitionGuard(), NoRepeatNGram(), TemperatureScaler(), TopPFilter(),
-             GumbelSampler()]
-    processors = ContinuousBatchingLogitsProcessorList(LogitsProcessorList(chain), per_request_processors=False)
+    chain = [
+        EndOfTurnBlocker(stop_ids),
+        RepetitionGuard(),
+        NoRepeatNGram(),
+        TemperatureScaler(),
+        TopPFilter(),
+        GumbelSampler(),
+    ]
+    processors = ContinuousBatchingLogitsProcessorList(
+        LogitsProcessorList(chain), per_request_processors=False
+    )
     # The list only counts tensors for processors it converted itself; ours are native CB processors.
     processors.tensors_required = len(chain)
     return processors

@@ -39,7 +39,9 @@ SENTENCE_LIMIT = "sentence_limit"
 # EN: . ! ? (and an ellipsis) followed by whitespace; ZH: 。！？ anywhere; a line break ends a line item.
 _BOUNDARY = re.compile(r"(?:[.!?]+[\"'”’)\]]*(?=\s))|(?:[。！？]+[”’」』）]*)|(?:\n+)")
 _LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}|[a-zA-Z])[.)]$")
-_UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_UNIT = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
+)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Every character a `_BOUNDARY` match consumes. A match attempt that starts before a trailing run of these is
 # settled (it stopped before the end of the text), so a new delta is scanned from that run on.
@@ -107,7 +109,9 @@ class LoopGuard:
     lang: str = "en"
     max_repeats: int = 3
     max_sentences: int | None = None
-    enabled: bool = True  # off: text passes straight through (the behaviour before the guard, for comparisons)
+    enabled: bool = (
+        True  # off: text passes straight through (the behaviour before the guard, for comparisons)
+    )
 
     def __post_init__(self) -> None:
         self.n = NGRAM_ZH if self.lang == "zh" else NGRAM_EN
@@ -167,7 +171,7 @@ class LoopGuard:
         reason = engine_reason or "stop"
         if not self.enabled:
             return "", reason
-        tail, early = self._pending[self._early:], self._early
+        tail, early = self._pending[self._early :], self._early
         self._pending, self._early = "", 0
         self._open_sentence()
         if not tail.strip():
@@ -186,7 +190,7 @@ class LoopGuard:
     # ----------------------------------------------------------------- the open sentence, kept incrementally
     def _open_sentence(self) -> None:
         """Start the open sentence's state afresh (for `_pending` as it now is: a sentence was split off)."""
-        self._tail = self._units[-(self.n - 1):] if self.n > 1 else []  # the n-1 accepted units before it
+        self._tail = self._units[-(self.n - 1) :] if self.n > 1 else []  # the n-1 accepted units before it
         self._items = list(self._tail)  # tail + the open sentence's finished words (lowercased)
         self._starts: list[int] = []  # where each finished word starts in `_pending`
         self._last: str | None = None  # the last word, which the next delta may still extend
@@ -214,7 +218,7 @@ class LoopGuard:
         self._items.append(word)
         self._starts.append(start)
         if len(self._items) >= self.n:
-            gram = tuple(self._items[-self.n:])
+            gram = tuple(self._items[-self.n :])
             # .get, not [ ]: a Counter's missing key goes through a Python-level __missing__
             before, seen = self._grams.get(gram, 0), self._counts.get(gram, 0)
             if self._first_repeat is None and (before or seen):
@@ -229,7 +233,7 @@ class LoopGuard:
             return True
         if self._last is None or len(self._items) + 1 < self.n:
             return False
-        gram = (*self._items[len(self._items) - self.n + 1:], self._last)
+        gram = (*self._items[len(self._items) - self.n + 1 :], self._last)
         return self._grams.get(gram, 0) + self._counts.get(gram, 0) + 1 >= self.max_repeats
 
     def _release_early(self) -> str:
@@ -271,13 +275,13 @@ class LoopGuard:
     def _loops(self, new_units: list[str]) -> bool:
         if not new_units:
             return False
-        tail = self._units[-(self.n - 1):] if self.n > 1 else []
+        tail = self._units[-(self.n - 1) :] if self.n > 1 else []
         grams = ngram_counts(tail + new_units, self.n)
         return any(self._grams[g] + c >= self.max_repeats for g, c in grams.items())
 
     def _remember(self, new_units: list[str]) -> None:
         """A sentence that was sent: its n-grams and its text count against what comes after it."""
-        tail = self._units[-(self.n - 1):] if self.n > 1 else []
+        tail = self._units[-(self.n - 1) :] if self.n > 1 else []
         self._grams.update(ngram_counts(tail + new_units, self.n))
         self._units.extend(new_units)
         if new_units:

@@ -105,8 +105,10 @@ class GeneratorPool:
         try:
             return self._by_name[name]
         except KeyError:
-            raise InvalidRequest(f"no generator variant {name!r}; this server has {sorted(self._by_name)}",
-                                 param="x-csreply-variant") from None
+            raise InvalidRequest(
+                f"no generator variant {name!r}; this server has {sorted(self._by_name)}",
+                param="x-csreply-variant",
+            ) from None
 
     def variant_for(self, affinity: str) -> str:
         return assign(affinity, self.members).name
@@ -127,8 +129,11 @@ class GeneratorPool:
             now = time.monotonic()
             state = breaker.state(now)
             if not breaker.admit(now):  # open, or half-open with its one probe already in flight
-                errors.append(f"{member.name}: circuit open" if state == "open"
-                              else f"{member.name}: circuit half-open, its probe is in flight")
+                errors.append(
+                    f"{member.name}: circuit open"
+                    if state == "open"
+                    else f"{member.name}: circuit half-open, its probe is in flight"
+                )
                 continue
             probe = state == "half_open"  # this request is the member's one probe
             try:
@@ -149,8 +154,12 @@ class GeneratorPool:
                     breaker.record_failure(error=message)
                     member.failovers += 1
                     errors.append(f"{member.name}: {message}")
-                    logger.warning("generator.failover member=%s state=%s error=%s", member.name,
-                                   breaker.state(), message)
+                    logger.warning(
+                        "generator.failover member=%s state=%s error=%s",
+                        member.name,
+                        breaker.state(),
+                        message,
+                    )
                     continue
                 breaker.record_success()  # the first token: the member serves again
             finally:
@@ -210,9 +219,16 @@ class GeneratorPool:
         out = []
         for m in self.members:
             entry: dict[str, Any] = {
-                "name": m.name, "backend": m.generator.name, "model": m.generator.model_name, "weight": m.weight,
-                "languages": list(m.generator.languages), "state": m.breaker.state(), "trips": m.breaker.trips,
-                "served": m.served, "failovers": m.failovers, "last_error": m.breaker.last_error,
+                "name": m.name,
+                "backend": m.generator.name,
+                "model": m.generator.model_name,
+                "weight": m.weight,
+                "languages": list(m.generator.languages),
+                "state": m.breaker.state(),
+                "trips": m.breaker.trips,
+                "served": m.served,
+                "failovers": m.failovers,
+                "last_error": m.breaker.last_error,
             }
             if isinstance(m.generator, ReportsUpstreams):
                 entry["upstreams"] = m.generator.describe_upstreams()

@@ -24,12 +24,25 @@ import httpx
 from serve.breaker import Breaker
 from serve.config import MemberSettings
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
-from serve.generation.base import ChatMessage, FinishReason, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.generation.base import (
+    ChatMessage,
+    FinishReason,
+    GenerationChunk,
+    GenerationRequest,
+    GeneratorStats,
+)
 
 logger = logging.getLogger(__name__)
 
-_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "eos": "stop", "abort": "cancelled",
-                                     "cancelled": "cancelled", "timeout": "error", "error": "error"}
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "eos": "stop",
+    "abort": "cancelled",
+    "cancelled": "cancelled",
+    "timeout": "error",
+    "error": "error",
+}
 
 
 class _Retryable(Exception):
@@ -48,14 +61,20 @@ class Upstream:
 class RemoteOpenAIGenerator:
     name = "openai"
 
-    def __init__(self, settings: MemberSettings, languages: tuple[str, ...] = ("en",),
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        settings: MemberSettings,
+        languages: tuple[str, ...] = ("en",),
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         assert settings.model is not None
         self.settings = settings
         self.model_name = settings.model
         self.languages = tuple(settings.languages or languages)
-        self.upstreams = [Upstream(url.rstrip("/"), Breaker(settings.failures_to_open, settings.cooldown_s))
-                          for url in settings.base_urls]
+        self.upstreams = [
+            Upstream(url.rstrip("/"), Breaker(settings.failures_to_open, settings.cooldown_s))
+            for url in settings.base_urls
+        ]
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._chat: Any = None
@@ -63,8 +82,10 @@ class RemoteOpenAIGenerator:
         self._requests_total = 0
         key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
         if settings.api_key_env and not key:
-            raise BackendUnavailable(f"generators[{settings.name}]: environment variable {settings.api_key_env} "
-                                     "is empty; it must hold the remote servers' API key")
+            raise BackendUnavailable(
+                f"generators[{settings.name}]: environment variable {settings.api_key_env} "
+                "is empty; it must hold the remote servers' API key"
+            )
         self._headers = {"authorization": f"Bearer {key}"} if key else {}
 
     def load(self) -> None:
@@ -80,9 +101,15 @@ class RemoteOpenAIGenerator:
             s = self.settings
             self._client = httpx.AsyncClient(
                 transport=self._transport,
-                timeout=httpx.Timeout(connect=s.connect_timeout_s, read=s.read_timeout_s, write=s.connect_timeout_s,
-                                      pool=s.connect_timeout_s),
-                limits=httpx.Limits(max_connections=s.max_connections, max_keepalive_connections=s.max_connections),
+                timeout=httpx.Timeout(
+                    connect=s.connect_timeout_s,
+                    read=s.read_timeout_s,
+                    write=s.connect_timeout_s,
+                    pool=s.connect_timeout_s,
+                ),
+                limits=httpx.Limits(
+                    max_connections=s.max_connections, max_keepalive_connections=s.max_connections
+                ),
                 headers=self._headers,
             )
         return self._client
@@ -125,8 +152,10 @@ class RemoteOpenAIGenerator:
         if self.settings.prefill:
             return [*messages, {"role": "assistant", "content": request.prefix}]
         # A server that cannot continue an assistant message is told where the reply stands instead.
-        note = (f'\nThe reply has already begun with: "{request.prefix}" Write only what comes after it, '
-                "without repeating it.")
+        note = (
+            f'\nThe reply has already begun with: "{request.prefix}" Write only what comes after it, '
+            "without repeating it."
+        )
         if messages and messages[0]["role"] == "system":
             return [{"role": "system", "content": messages[0]["content"] + note}, *messages[1:]]
         return [{"role": "system", "content": note.strip()}, *messages]
@@ -169,17 +198,22 @@ class RemoteOpenAIGenerator:
                         upstream.breaker.end_probe()
             if not errors:
                 errors.append("every upstream's circuit breaker is open")
-            raise BackendUnavailable(f"generator {self.settings.name}: no upstream could serve ("
-                                     + "; ".join(errors) + ")")
+            raise BackendUnavailable(
+                f"generator {self.settings.name}: no upstream could serve (" + "; ".join(errors) + ")"
+            )
         finally:
             self._active -= 1
 
-    async def _stream(self, upstream: Upstream, body: dict[str, Any]) -> AsyncGenerator[GenerationChunk, None]:
+    async def _stream(
+        self, upstream: Upstream, body: dict[str, Any]
+    ) -> AsyncGenerator[GenerationChunk, None]:
         started = False
         finish: FinishReason | None = None
         usage: dict[str, Any] = {}
         try:
-            async with self.client.stream("POST", upstream.base_url + "/chat/completions", json=body) as response:
+            async with self.client.stream(
+                "POST", upstream.base_url + "/chat/completions", json=body
+            ) as response:
                 if response.status_code != 200:
                     await self._refuse(response)
                 async for line in response.aiter_lines():
@@ -206,14 +240,21 @@ class RemoteOpenAIGenerator:
             # TransportError covers connect errors, timeouts and a server that died mid-response.
             if not started:
                 raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
-            raise GenerationFailed(f"remote generator {upstream.base_url} failed mid-stream: "
-                                   f"{type(exc).__name__}") from exc
+            raise GenerationFailed(
+                f"remote generator {upstream.base_url} failed mid-stream: {type(exc).__name__}"
+            ) from exc
         if finish is None:
             if not started:
                 raise _Retryable("the stream ended without a finish reason")
-            raise GenerationFailed(f"remote generator {upstream.base_url} ended the stream without a finish reason")
-        yield GenerationChunk("", finish, prompt_tokens=usage.get("prompt_tokens"),
-                              completion_tokens=usage.get("completion_tokens"))
+            raise GenerationFailed(
+                f"remote generator {upstream.base_url} ended the stream without a finish reason"
+            )
+        yield GenerationChunk(
+            "",
+            finish,
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+        )
 
     async def _refuse(self, response: httpx.Response) -> None:
         raw = (await response.aread())[:2000].decode("utf-8", "replace")
@@ -242,10 +283,13 @@ class RemoteOpenAIGenerator:
         healthy = 0
         for upstream in self.upstreams:
             try:
-                response = await self.client.get(upstream.base_url + "/models", timeout=self.settings.connect_timeout_s)
+                response = await self.client.get(
+                    upstream.base_url + "/models", timeout=self.settings.connect_timeout_s
+                )
                 if response.status_code != 200:
-                    raise httpx.HTTPStatusError(f"HTTP {response.status_code}", request=response.request,
-                                                response=response)
+                    raise httpx.HTTPStatusError(
+                        f"HTTP {response.status_code}", request=response.request, response=response
+                    )
             except httpx.HTTPError as exc:
                 if not upstream.breaker.is_open:
                     logger.warning("remote.unhealthy upstream=%s error=%s", upstream.base_url, exc)
@@ -259,14 +303,23 @@ class RemoteOpenAIGenerator:
             raise BackendUnavailable(f"generator {self.settings.name}: no upstream answers its health check")
 
     def describe_upstreams(self) -> list[dict[str, Any]]:
-        return [{"base_url": u.base_url, "state": u.breaker.state(), "outstanding": u.outstanding,
-                 "requests": u.requests, "failures": u.failures, "last_error": u.breaker.last_error}
-                for u in self.upstreams]
+        return [
+            {
+                "base_url": u.base_url,
+                "state": u.breaker.state(),
+                "outstanding": u.outstanding,
+                "requests": u.requests,
+                "failures": u.failures,
+                "last_error": u.breaker.last_error,
+            }
+            for u in self.upstreams
+        ]
 
     def stats(self) -> GeneratorStats:
         outstanding = sum(u.outstanding for u in self.upstreams)
-        return GeneratorStats(self.name, self.model_name, self._active, outstanding, 0,
-                              requests_total=self._requests_total)
+        return GeneratorStats(
+            self.name, self.model_name, self._active, outstanding, 0, requests_total=self._requests_total
+        )
 
     async def aclose(self) -> None:
         if self._client is not None:

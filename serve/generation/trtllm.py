@@ -41,7 +41,13 @@ from typing import Any
 
 from serve.engine_artifacts import EngineManifest, EngineMismatch, check_engine, compute_capability
 from serve.errors import BackendUnavailable, ContextLengthExceeded, GenerationFailed, InvalidRequest
-from serve.generation.base import ChatMessage, FinishReason, GenerationChunk, GenerationRequest, GeneratorStats
+from serve.generation.base import (
+    ChatMessage,
+    FinishReason,
+    GenerationChunk,
+    GenerationRequest,
+    GeneratorStats,
+)
 from serve.generation.chat import ChatTokenizer
 from serve.llm_preset import LlmBuildConfig, load_llm_config
 from serve.streaming import ReplacementCharGuard, StopMatcher
@@ -52,16 +58,27 @@ logger = logging.getLogger(__name__)
 
 STATS_POLL_SECONDS = 2.0
 STATS_MAX_AGE_SECONDS = 3 * STATS_POLL_SECONDS  # a few missed polls, then the figures are history
-FINISH_REASONS: dict[str, FinishReason] = {"stop": "stop", "length": "length", "timeout": "length", "cancelled": "cancelled"}
+FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "timeout": "length",
+    "cancelled": "cancelled",
+}
 # GenerationRequest field -> its neutral value; SamplingParams has keywords of the same names.
-DECODING_GUARDS: dict[str, float] = {"repetition_penalty": 1.0, "presence_penalty": 0.0, "frequency_penalty": 0.0,
-                                     "no_repeat_ngram_size": 0}
+DECODING_GUARDS: dict[str, float] = {
+    "repetition_penalty": 1.0,
+    "presence_penalty": 0.0,
+    "frequency_penalty": 0.0,
+    "no_repeat_ngram_size": 0,
+}
 
 
 def kv_cache_kwargs(preset: LlmBuildConfig) -> dict[str, Any]:
     kv = preset.runtime.kv_cache
-    kwargs: dict[str, Any] = {"free_gpu_memory_fraction": kv.free_gpu_memory_fraction,
-                              "enable_block_reuse": kv.enable_block_reuse}
+    kwargs: dict[str, Any] = {
+        "free_gpu_memory_fraction": kv.free_gpu_memory_fraction,
+        "enable_block_reuse": kv.enable_block_reuse,
+    }
     if kv.max_tokens is not None:
         kwargs["max_tokens"] = kv.max_tokens
     if preset.flow == "pytorch":
@@ -77,7 +94,9 @@ def scheduler_kwargs(preset: LlmBuildConfig, llmapi: Any) -> dict[str, Any]:
         "capacity_scheduler_policy": getattr(llmapi.CapacitySchedulerPolicy, sched.capacity_scheduler_policy)
     }
     if sched.context_chunking_policy:
-        kwargs["context_chunking_policy"] = getattr(llmapi.ContextChunkingPolicy, sched.context_chunking_policy)
+        kwargs["context_chunking_policy"] = getattr(
+            llmapi.ContextChunkingPolicy, sched.context_chunking_policy
+        )
     return kwargs
 
 
@@ -95,8 +114,13 @@ def llm_kwargs(preset: LlmBuildConfig, serve_dir: Path) -> dict[str, Any]:
     if b.pp_size > 1:
         kwargs["pipeline_parallel_size"] = b.pp_size
     if preset.flow == "pytorch":
-        kwargs.update(max_batch_size=b.max_batch_size, max_num_tokens=b.max_num_tokens, max_seq_len=b.max_seq_len,
-                      max_input_len=b.max_input_len, enable_iter_perf_stats=True)
+        kwargs.update(
+            max_batch_size=b.max_batch_size,
+            max_num_tokens=b.max_num_tokens,
+            max_seq_len=b.max_seq_len,
+            max_input_len=b.max_input_len,
+            enable_iter_perf_stats=True,
+        )
     return kwargs
 
 
@@ -113,8 +137,11 @@ def sampling_kwargs(request: GenerationRequest, chat: ChatTokenizer) -> dict[str
     if request.temperature <= 0:
         kwargs["top_k"] = 1  # greedy
     else:
-        kwargs.update(temperature=request.temperature, top_p=request.top_p,
-                      seed=request.seed if request.seed is not None else secrets.randbits(31))
+        kwargs.update(
+            temperature=request.temperature,
+            top_p=request.top_p,
+            seed=request.seed if request.seed is not None else secrets.randbits(31),
+        )
     for name, neutral in DECODING_GUARDS.items():
         value = getattr(request, name)
         if value != neutral:
@@ -151,8 +178,14 @@ def from_preset(preset_path: Path, cache_dir: Path) -> TrtllmGenerator:
 class TrtllmGenerator:
     name = "trtllm"
 
-    def __init__(self, preset: LlmBuildConfig, cache_dir: Path, module: ModuleType | None = None,
-                 compute_capability: str | None = None, visible_gpus: int | None = None) -> None:
+    def __init__(
+        self,
+        preset: LlmBuildConfig,
+        cache_dir: Path,
+        module: ModuleType | None = None,
+        compute_capability: str | None = None,
+        visible_gpus: int | None = None,
+    ) -> None:
         self.preset = preset
         self.model_name = preset.model.served_name
         self.languages = tuple(preset.model.languages)
@@ -180,15 +213,20 @@ class TrtllmGenerator:
         kwargs["scheduler_config"] = llmapi.SchedulerConfig(**scheduler_kwargs(self.preset, llmapi))
         cls = trtllm._tensorrt_engine.LLM if self.preset.flow == "engine" else trtllm.LLM
         self._llm = cls(**kwargs)
-        logger.info("generator.loaded backend=trtllm preset=%s flow=%s model=%s", self.preset.name,
-                    self.preset.flow, self.layout.serve_dir)
+        logger.info(
+            "generator.loaded backend=trtllm preset=%s flow=%s model=%s",
+            self.preset.name,
+            self.preset.flow,
+            self.layout.serve_dir,
+        )
 
     def _check_binding(self, trtllm: Any) -> None:
         world = self.preset.build.tp_size * self.preset.build.pp_size
         if self.preset.flow != "engine":
             if world > 1 and self._gpu_count() < world:
-                raise BackendUnavailable(f"preset {self.preset.name} runs on {world} GPUs, this host shows "
-                                         f"{self._gpu_count()}")
+                raise BackendUnavailable(
+                    f"preset {self.preset.name} runs on {world} GPUs, this host shows {self._gpu_count()}"
+                )
             return
         manifest_path = self.layout.manifest_path
         if not manifest_path.is_file():
@@ -199,8 +237,14 @@ class TrtllmGenerator:
         manifest = EngineManifest.read(manifest_path)
         engine_config = self.layout.serve_dir / "config.json"
         version = json.loads(engine_config.read_text()).get("version") if engine_config.is_file() else None
-        check_engine(manifest, str(trtllm.__version__), _tensorrt_version(), self._gpu_capability(), version,
-                     self._gpu_count())
+        check_engine(
+            manifest,
+            str(trtllm.__version__),
+            _tensorrt_version(),
+            self._gpu_capability(),
+            version,
+            self._gpu_count(),
+        )
 
     def _gpu_capability(self) -> str:
         if self._compute_capability is None:
@@ -222,10 +266,15 @@ class TrtllmGenerator:
         llm, chat = self._require_llm(), self._require_chat()
         prompt_ids = chat.encode(request.messages, request.prefix)
         limit = self.preset.build.max_seq_len
-        if len(prompt_ids) + request.max_new_tokens > limit or len(prompt_ids) > self.preset.build.max_input_len:
+        if (
+            len(prompt_ids) + request.max_new_tokens > limit
+            or len(prompt_ids) > self.preset.build.max_input_len
+        ):
             raise ContextLengthExceeded(
                 f"the prompt takes {len(prompt_ids)} tokens and max_tokens is {request.max_new_tokens}; the engine "
-                f"allows {self.preset.build.max_input_len} input and {limit} total tokens", param="max_tokens")
+                f"allows {self.preset.build.max_input_len} input and {limit} total tokens",
+                param="max_tokens",
+            )
         if request.request_id in self._active:
             raise InvalidRequest(f"request id {request.request_id!r} is already running", param="request_id")
         sampling = self._module_sampling_params()(**sampling_kwargs(request, chat))
@@ -246,13 +295,21 @@ class TrtllmGenerator:
                 if stops.stopped or step.finished:
                     finished = step.finished
                     reason: FinishReason = (
-                        "stop" if stops.stopped else FINISH_REASONS.get(completion.finish_reason or "", "stop"))
+                        "stop"
+                        if stops.stopped
+                        else FINISH_REASONS.get(completion.finish_reason or "", "stop")
+                    )
                     if reason == "cancelled":
                         raise GenerationFailed("TensorRT-LLM cancelled the request")
                     if not stops.stopped:
                         text += stops.push(guard.flush()) + stops.flush()
-                    yield GenerationChunk(text, reason, prompt_tokens=len(prompt_ids),
-                                          completion_tokens=len(completion.token_ids), queue_ms=queue_ms_of(completion))
+                    yield GenerationChunk(
+                        text,
+                        reason,
+                        prompt_tokens=len(prompt_ids),
+                        completion_tokens=len(completion.token_ids),
+                        queue_ms=queue_ms_of(completion),
+                    )
                     return
                 if text:
                     yield GenerationChunk(text)
@@ -286,9 +343,14 @@ class TrtllmGenerator:
         else:
             running = waiting = 0
         return GeneratorStats(
-            backend=self.name, model=self.model_name, active_requests=len(self._active),
-            engine_running=running, engine_waiting=waiting, requests_total=self._requests_total,
-            kv_blocks_used=kv.get("usedNumBlocks"), kv_blocks_total=self._kv_blocks_total,
+            backend=self.name,
+            model=self.model_name,
+            active_requests=len(self._active),
+            engine_running=running,
+            engine_waiting=waiting,
+            requests_total=self._requests_total,
+            kv_blocks_used=kv.get("usedNumBlocks"),
+            kv_blocks_total=self._kv_blocks_total,
         )
 
     async def aclose(self) -> None:

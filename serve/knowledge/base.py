@@ -14,7 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
-from serve.knowledge.entries import KNOWLEDGE_DIR, LANGS, Entry, LoadedEntries, load_entries, render, sentences
+from serve.knowledge.entries import (
+    KNOWLEDGE_DIR,
+    LANGS,
+    Entry,
+    LoadedEntries,
+    load_entries,
+    render,
+    sentences,
+)
 from serve.retrieval.index import Hit, HybridIndex, View, Weights
 from serve.retrieval.vectors import Embed, build_index
 from serve.taxonomy import DOMAINS
@@ -37,8 +45,14 @@ class KnowledgeHit:
 
 
 class KnowledgeBase:
-    def __init__(self, loaded: LoadedEntries, embed: Embed | None = None, space: str | None = None,
-                 vectors_dir: Path | None = None, weights: Weights = Weights()) -> None:
+    def __init__(
+        self,
+        loaded: LoadedEntries,
+        embed: Embed | None = None,
+        space: str | None = None,
+        vectors_dir: Path | None = None,
+        weights: Weights = Weights(),
+    ) -> None:
         started = time.perf_counter()
         self.digest = loaded.digest
         self.expired = len(loaded.expired)
@@ -56,19 +70,36 @@ class KnowledgeBase:
                 items = own + other
                 if not items:
                     continue
-                index = build_index([(e.title, *e.questions) for e in items], [e.text for e in items], embed, space,
-                                    vectors_dir, weights)
+                index = build_index(
+                    [(e.title, *e.questions) for e in items],
+                    [e.text for e in items],
+                    embed,
+                    space,
+                    vectors_dir,
+                    weights,
+                )
                 self.dense = self.dense or index.vectors is not None
                 self._entries[(domain, lang)] = items
                 self._index[(domain, lang)] = index
         self._by_id = {(e.domain, e.lang, e.id): e for e in loaded.entries}
         self.size = len(loaded.entries)
-        logger.info("knowledge.loaded entries=%d expired=%d digest=%s dense=%s load_s=%.2f", self.size,
-                    self.expired, self.digest, self.dense, time.perf_counter() - started)
+        logger.info(
+            "knowledge.loaded entries=%d expired=%d digest=%s dense=%s load_s=%.2f",
+            self.size,
+            self.expired,
+            self.digest,
+            self.dense,
+            time.perf_counter() - started,
+        )
 
     @classmethod
-    def load(cls, root: Path = KNOWLEDGE_DIR, embed: Embed | None = None, space: str | None = None,
-             vectors_dir: Path | None = None) -> KnowledgeBase:
+    def load(
+        cls,
+        root: Path = KNOWLEDGE_DIR,
+        embed: Embed | None = None,
+        space: str | None = None,
+        vectors_dir: Path | None = None,
+    ) -> KnowledgeBase:
         return cls(load_entries(root), embed, space, vectors_dir)
 
     def entries(self, domain: str, lang: str) -> list[Entry]:
@@ -78,8 +109,15 @@ class KnowledgeBase:
         """The entry `entry_id` written in `lang` (a bank reply's source), or None."""
         return self._by_id.get((domain, lang, entry_id))
 
-    def search(self, domain: str, lang: str, query: str, vector: np.ndarray | None = None, k: int = 5,
-               intents: dict[str, float] | None = None) -> list[KnowledgeHit]:
+    def search(
+        self,
+        domain: str,
+        lang: str,
+        query: str,
+        vector: np.ndarray | None = None,
+        k: int = 5,
+        intents: dict[str, float] | None = None,
+    ) -> list[KnowledgeHit]:
         """The best `k` entries; `intents`: the router's probabilities, which favour entries of likely intents."""
         index = self._index.get((domain, lang))
         if index is None:
@@ -88,8 +126,10 @@ class KnowledgeBase:
         prior = None
         if intents:
             prior = np.array([max((intents.get(i, 0.0) for i in e.intents), default=0.0) for e in items])
-        return [KnowledgeHit(items[h.item], h.score, h, items[h.item].lang != lang)
-                for h in index.search(query, vector, k, prior)]
+        return [
+            KnowledgeHit(items[h.item], h.score, h, items[h.item].lang != lang)
+            for h in index.search(query, vector, k, prior)
+        ]
 
     def answer(self, hit: KnowledgeHit, lang: str, query: str, company: str, context: dict[str, str]) -> str:
         """The reply a confident hit sends: the entry's text, cut to the sentences that answer `query` when it
@@ -97,8 +137,11 @@ class KnowledgeBase:
         text = render(hit.entry, company, context)
         parts = sentences(text)
         if len(parts) > MAX_SENTENCES:
-            text = " ".join(_best_sentences(parts, query)) if hit.entry.lang == "en" else "".join(
-                _best_sentences(parts, query))
+            text = (
+                " ".join(_best_sentences(parts, query))
+                if hit.entry.lang == "en"
+                else "".join(_best_sentences(parts, query))
+            )
         return OTHER_LANGUAGE_NOTE[lang] + text if hit.cross_lingual else text
 
 
@@ -115,6 +158,7 @@ def _best_sentences(parts: list[str], query: str) -> list[str]:
     return [parts[i] for i in keep]
 
 
-def load_knowledge(root: Path | None, embed: Embed | None, space: str | None,
-                   vectors_dir: Path | None) -> KnowledgeBase:
+def load_knowledge(
+    root: Path | None, embed: Embed | None, space: str | None, vectors_dir: Path | None
+) -> KnowledgeBase:
     return KnowledgeBase.load(root or KNOWLEDGE_DIR, embed, space, vectors_dir)

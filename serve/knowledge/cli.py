@@ -14,21 +14,31 @@ from typing import Any
 from serve.config import Settings
 
 
-def add_parser(sub: argparse._SubParsersAction, settings_of: Callable[[argparse.Namespace], Settings | None],  # type: ignore[type-arg]
-               ) -> None:
+def add_parser(
+    sub: argparse._SubParsersAction,
+    settings_of: Callable[[argparse.Namespace], Settings | None],  # type: ignore[type-arg]
+) -> None:
     kb = sub.add_parser("kb", help="the knowledge base: check, build the index, search, reload a server")
     kb_sub = kb.add_subparsers(dest="kb_command", required=True)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", type=Path, help="YAML settings file (also CSREPLY_CONFIG)")
-    common.add_argument("--path", type=Path, help="knowledge base folder (default: knowledge.path, else the "
-                                                  "project's knowledge/)")
+    common.add_argument(
+        "--path",
+        type=Path,
+        help="knowledge base folder (default: knowledge.path, else the project's knowledge/)",
+    )
 
-    check = kb_sub.add_parser("check", parents=[common], help="validate every file and entry; exit 1 on problems")
+    check = kb_sub.add_parser(
+        "check", parents=[common], help="validate every file and entry; exit 1 on problems"
+    )
     check.set_defaults(func=lambda a: _check(a, settings_of(a)))
 
-    build = kb_sub.add_parser("build", parents=[common],
-                              help="index the entries and the reply bank with the router's sentence vectors (cached "
-                                   "for the server; `csreply prepare` runs it)")
+    build = kb_sub.add_parser(
+        "build",
+        parents=[common],
+        help="index the entries and the reply bank with the router's sentence vectors (cached "
+        "for the server; `csreply prepare` runs it)",
+    )
     build.set_defaults(func=lambda a: _build(a, settings_of(a)))
 
     search = kb_sub.add_parser("search", parents=[common], help="the best entries for a message, with scores")
@@ -41,9 +51,14 @@ def add_parser(sub: argparse._SubParsersAction, settings_of: Callable[[argparse.
     search.set_defaults(func=lambda a: _search(a, settings_of(a)))
 
     reload = kb_sub.add_parser("reload", help="ask a running server to reload its knowledge base")
-    reload.add_argument("--url", default="http://127.0.0.1:8000", help="the server (default http://127.0.0.1:8000)")
-    reload.add_argument("--api-key-env", default="CSREPLY_API_KEY",
-                        help="environment variable holding an API key, if the server requires one")
+    reload.add_argument(
+        "--url", default="http://127.0.0.1:8000", help="the server (default http://127.0.0.1:8000)"
+    )
+    reload.add_argument(
+        "--api-key-env",
+        default="CSREPLY_API_KEY",
+        help="environment variable holding an API key, if the server requires one",
+    )
     reload.set_defaults(func=_reload)
 
 
@@ -68,7 +83,9 @@ def _check(args: argparse.Namespace, settings: Settings | None) -> int:
         print(f"csreply kb check: {exc}", file=sys.stderr)
         return 1
     counts = Counter((e.domain, e.lang) for e in loaded.entries)
-    print(f"knowledge base {root}: {len(loaded.entries)} entries in {loaded.files} files, digest {loaded.digest}")
+    print(
+        f"knowledge base {root}: {len(loaded.entries)} entries in {loaded.files} files, digest {loaded.digest}"
+    )
     for (domain, lang), n in sorted(counts.items()):
         print(f"  {domain}/{lang}: {n} entries")
     for e in loaded.expired:
@@ -76,9 +93,13 @@ def _check(args: argparse.Namespace, settings: Settings | None) -> int:
     notes = []
     for e in loaded.entries:
         if not e.questions:
-            notes.append(f"{e.source}: {e.id}: no example questions (retrieval matches the title and text only)")
+            notes.append(
+                f"{e.source}: {e.id}: no example questions (retrieval matches the title and text only)"
+            )
         if len(sentences(e.text)) > 3:
-            notes.append(f"{e.source}: {e.id}: {len(sentences(e.text))} sentences; a direct answer sends at most 3")
+            notes.append(
+                f"{e.source}: {e.id}: {len(sentences(e.text))} sentences; a direct answer sends at most 3"
+            )
     by_id = {(e.domain, e.lang, e.id) for e in loaded.entries}
     for domain, lang, entry_id in sorted(by_id):
         other = "zh" if lang == "en" else "en"
@@ -125,13 +146,17 @@ def build_indexes(settings: Settings, root: Path | None = None) -> None:
 
     started = time.perf_counter()
     embed, space = _vector_model(settings)
-    base = KnowledgeBase.load(root or _root(argparse.Namespace(path=None), settings), embed, space,
-                              settings.vectors_dir)
-    selector = ReplySelector(PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR), embed, space,
-                             settings.vectors_dir)
+    base = KnowledgeBase.load(
+        root or _root(argparse.Namespace(path=None), settings), embed, space, settings.vectors_dir
+    )
+    selector = ReplySelector(
+        PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR), embed, space, settings.vectors_dir
+    )
     vectors = "with the router's sentence vectors" if base.dense else "lexical only (no router vectors)"
-    print(f"indexed {base.size} knowledge entries and {selector.size} bank replies {vectors} in "
-          f"{time.perf_counter() - started:.1f} s (knowledge digest {base.digest}; cache {settings.vectors_dir})")
+    print(
+        f"indexed {base.size} knowledge entries and {selector.size} bank replies {vectors} in "
+        f"{time.perf_counter() - started:.1f} s (knowledge digest {base.digest}; cache {settings.vectors_dir})"
+    )
 
 
 def _search(args: argparse.Namespace, settings: Settings | None) -> int:
@@ -150,22 +175,45 @@ def _search(args: argparse.Namespace, settings: Settings | None) -> int:
     except KnowledgeError as exc:
         print(f"csreply kb search: {exc}", file=sys.stderr)
         return 1
-    lang = args.lang if args.lang != "auto" else (script_lang(args.query) or settings.reply.default_language[args.domain])
+    lang = (
+        args.lang
+        if args.lang != "auto"
+        else (script_lang(args.query) or settings.reply.default_language[args.domain])
+    )
     reading = read_all(chain, [args.query])[0] if chain is not None else None
-    hits = base.search(args.domain, lang, args.query, reading.embedding if reading else None, k=args.k,
-                       intents={r.label: r.confidence for r in reading.ranking} if reading else None)
+    hits = base.search(
+        args.domain,
+        lang,
+        args.query,
+        reading.embedding if reading else None,
+        k=args.k,
+        intents={r.label: r.confidence for r in reading.ranking} if reading else None,
+    )
     answer_at = settings.knowledge.answer_min_score
-    rows = [{"id": h.entry.id, "title": h.entry.title, "lang": h.entry.lang, "score": h.score,
-             "bm25": h.hit.bm25, "covered": h.hit.covered, "dense": h.hit.dense,
-             "answers": h.score >= answer_at, "text": h.entry.text} for h in hits]
+    rows = [
+        {
+            "id": h.entry.id,
+            "title": h.entry.title,
+            "lang": h.entry.lang,
+            "score": h.score,
+            "bm25": h.hit.bm25,
+            "covered": h.hit.covered,
+            "dense": h.hit.dense,
+            "answers": h.score >= answer_at,
+            "text": h.entry.text,
+        }
+        for h in hits
+    ]
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
     print(f"{args.domain}/{lang}, answering at score >= {answer_at}:")
     for r in rows:
         mark = "*" if r["answers"] else " "
-        print(f"{mark} {r['score']:.3f}  {r['id']}  ({r['title']})  bm25 {r['bm25']:.2f} covered {r['covered']:.2f}"
-              f" dense {r['dense'] if r['dense'] is not None else '-'}")
+        print(
+            f"{mark} {r['score']:.3f}  {r['id']}  ({r['title']})  bm25 {r['bm25']:.2f} covered {r['covered']:.2f}"
+            f" dense {r['dense'] if r['dense'] is not None else '-'}"
+        )
     if rows and rows[0]["answers"]:
         print(f"\nreply: {rows[0]['text']}")
     return 0
@@ -193,5 +241,7 @@ def _reload(args: argparse.Namespace) -> int:
         print(f"csreply kb reload: the server refused ({response.status_code}): {message}", file=sys.stderr)
         return 1
     body = response.json()
-    print(f"reloaded: {body.get('entries')} entries, digest {body.get('previous_digest')} -> {body.get('digest')}")
+    print(
+        f"reloaded: {body.get('entries')} entries, digest {body.get('previous_digest')} -> {body.get('digest')}"
+    )
     return 0

@@ -47,7 +47,9 @@ class EntryModel(BaseModel):
     def _no_yaml_booleans(cls, value: object) -> object:
         values = value if isinstance(value, list) else [value]
         if any(isinstance(v, bool) for v in values):
-            raise ValueError("YAML reads a bare yes/no/on/off/true/false as a boolean: put the word in quotes")
+            raise ValueError(
+                "YAML reads a bare yes/no/on/off/true/false as a boolean: put the word in quotes"
+            )
         return value
 
 
@@ -108,7 +110,9 @@ def load_entries(root: Path = KNOWLEDGE_DIR, today: dt.date | None = None) -> Lo
             continue
         folder_domain, folder_lang = path.parent.parent.name, path.parent.name
         if (model.domain, model.lang) != (folder_domain, folder_lang):
-            problems.append(f"{rel}: declares {model.domain}/{model.lang} but lies in {folder_domain}/{folder_lang}/")
+            problems.append(
+                f"{rel}: declares {model.domain}/{model.lang} but lies in {folder_domain}/{folder_lang}/"
+            )
         for i, raw_entry in enumerate(model.entries):
             e = _entry(rel, i, raw_entry, problems)
             if e is None:
@@ -119,16 +123,28 @@ def load_entries(root: Path = KNOWLEDGE_DIR, today: dt.date | None = None) -> Lo
             if key in seen:
                 problems.append(f"{where}: id {e.id!r} is also used in {seen[key]}")
             seen[key] = rel
-            entry = Entry(e.id, model.domain, model.lang, e.title.strip(), " ".join(e.text.split()),
-                          tuple(q.strip() for q in e.questions if q.strip()), tuple(e.intents), tuple(e.tags),
-                          e.valid_until, rel)
+            entry = Entry(
+                e.id,
+                model.domain,
+                model.lang,
+                e.title.strip(),
+                " ".join(e.text.split()),
+                tuple(q.strip() for q in e.questions if q.strip()),
+                tuple(e.intents),
+                tuple(e.tags),
+                e.valid_until,
+                rel,
+            )
             (expired if e.valid_until is not None and e.valid_until < today else entries).append(entry)
     for path in sorted(set(root.rglob("*")) - set(files)):
         if path.is_file() and path.suffix in (".yml", ".yaml", ".md", ".json"):
-            problems.append(f"{path.relative_to(root).as_posix()}: not read: entries go in "
-                            "<domain>/<lang>/<topic>.yaml")
+            problems.append(
+                f"{path.relative_to(root).as_posix()}: not read: entries go in <domain>/<lang>/<topic>.yaml"
+            )
     if problems:
-        raise KnowledgeError(f"invalid knowledge base ({len(problems)} problems):\n  " + "\n  ".join(problems))
+        raise KnowledgeError(
+            f"invalid knowledge base ({len(problems)} problems):\n  " + "\n  ".join(problems)
+        )
     return LoadedEntries(tuple(entries), tuple(expired), digest.hexdigest()[:16], len(files))
 
 

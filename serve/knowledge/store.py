@@ -17,8 +17,9 @@ logger = logging.getLogger(__name__)
 
 
 class KnowledgeStore:
-    def __init__(self, settings: KnowledgeSettings, embed: Embed | None, space: str | None,
-                 vectors_dir: Path | None) -> None:
+    def __init__(
+        self, settings: KnowledgeSettings, embed: Embed | None, space: str | None, vectors_dir: Path | None
+    ) -> None:
         self.settings = settings
         self.root = settings.path or KNOWLEDGE_DIR
         self._embed, self._space, self._vectors_dir = embed, space, vectors_dir
@@ -41,8 +42,9 @@ class KnowledgeStore:
         async with self._lock:
             if not self.settings.enabled:
                 return None
-            fresh = await asyncio.to_thread(KnowledgeBase.load, self.root, self._embed, self._space,
-                                            self._vectors_dir)
+            fresh = await asyncio.to_thread(
+                KnowledgeBase.load, self.root, self._embed, self._space, self._vectors_dir
+            )
             old = self.current.digest if self.current is not None else None
             self.current = fresh
             self.reloads += 1

@@ -61,7 +61,9 @@ def _content(endpoint: Endpoint, name: str, payload: Any, record: RequestRecord)
     return any((c.get("delta") or {}).get("content") for c in payload.get("choices") or ())
 
 
-async def send(client: httpx.AsyncClient, url: str, endpoint: Endpoint, body: dict[str, Any]) -> RequestRecord:
+async def send(
+    client: httpx.AsyncClient, url: str, endpoint: Endpoint, body: dict[str, Any]
+) -> RequestRecord:
     record = RequestRecord()
     start = time.perf_counter()
     last: float | None = None

@@ -7,8 +7,18 @@ from pathlib import Path
 from typing import Any
 
 COLUMNS = (
-    ("load", 8), ("req", 6), ("err", 5), ("req/s", 8), ("out tok/s", 10), ("TTFT p50", 9), ("TTFT p99", 9),
-    ("ITL p50", 8), ("ITL p99", 8), ("E2E p50", 9), ("E2E p99", 9), ("tok/req", 8),
+    ("load", 8),
+    ("req", 6),
+    ("err", 5),
+    ("req/s", 8),
+    ("out tok/s", 10),
+    ("TTFT p50", 9),
+    ("TTFT p99", 9),
+    ("ITL p50", 8),
+    ("ITL p99", 8),
+    ("E2E p50", 9),
+    ("E2E p99", 9),
+    ("tok/req", 8),
 )
 
 
@@ -21,12 +31,23 @@ def _fmt(value: float | None, digits: int = 1) -> str:
 
 
 def rows(points: list[dict[str, Any]]) -> list[list[str]]:
-    return [[
-        load_label(p), str(p["requests"]), str(p["errors"]), _fmt(p["requests_per_s"], 2), _fmt(p["output_tok_s"]),
-        _fmt(p["ttft_ms"]["p50"]), _fmt(p["ttft_ms"]["p99"]), _fmt(p["itl_ms"]["p50"], 2),
-        _fmt(p["itl_ms"]["p99"], 2), _fmt(p["e2e_ms"]["p50"], 0), _fmt(p["e2e_ms"]["p99"], 0),
-        _fmt(p["output_tokens_mean"]),
-    ] for p in points]
+    return [
+        [
+            load_label(p),
+            str(p["requests"]),
+            str(p["errors"]),
+            _fmt(p["requests_per_s"], 2),
+            _fmt(p["output_tok_s"]),
+            _fmt(p["ttft_ms"]["p50"]),
+            _fmt(p["ttft_ms"]["p99"]),
+            _fmt(p["itl_ms"]["p50"], 2),
+            _fmt(p["itl_ms"]["p99"], 2),
+            _fmt(p["e2e_ms"]["p50"], 0),
+            _fmt(p["e2e_ms"]["p99"], 0),
+            _fmt(p["output_tokens_mean"]),
+        ]
+        for p in points
+    ]
 
 
 def table(points: list[dict[str, Any]]) -> str:
@@ -51,10 +72,15 @@ def markdown(result: dict[str, Any], plot: Path | None) -> str:
         "|" + "---|" * len(COLUMNS),
         *("| " + " | ".join(row) + " |" for row in rows(result["points"])),
     ]
-    short = [p for p in result["points"] if p["output_tokens_mean"] < 0.95 * p["output_tokens_requested_mean"]]
+    short = [
+        p for p in result["points"] if p["output_tokens_mean"] < 0.95 * p["output_tokens_requested_mean"]
+    ]
     if short:
-        lines += ["", f"Note: at {', '.join(load_label(p) for p in short)} requests returned fewer tokens than "
-                      "asked (the server stopped early: end of sequence or a limit), so tok/s compares less directly."]
+        lines += [
+            "",
+            f"Note: at {', '.join(load_label(p) for p in short)} requests returned fewer tokens than "
+            "asked (the server stopped early: end of sequence or a limit), so tok/s compares less directly.",
+        ]
     errors = [f"{load_label(p)}: {'; '.join(p['error_examples'])}" for p in result["points"] if p["errors"]]
     if errors:
         lines += ["", "Errors: " + " · ".join(errors)]
@@ -101,7 +127,9 @@ def plot(points: list[dict[str, Any]], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def write(result: dict[str, Any], json_path: Path | None, md_path: Path | None, png_path: Path | None) -> None:
+def write(
+    result: dict[str, Any], json_path: Path | None, md_path: Path | None, png_path: Path | None
+) -> None:
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(result, indent=2) + "\n")

@@ -25,7 +25,9 @@ class Target:
 
     @property
     def url(self) -> str:
-        return self.base_url.rstrip("/") + ("/v1/reply" if self.endpoint == "reply" else "/v1/chat/completions")
+        return self.base_url.rstrip("/") + (
+            "/v1/reply" if self.endpoint == "reply" else "/v1/chat/completions"
+        )
 
 
 def make_client(max_connections: int, timeout_s: float) -> httpx.AsyncClient:
@@ -45,9 +47,16 @@ async def discover_model(client: httpx.AsyncClient, base_url: str) -> str | None
         return None
 
 
-async def run_point(client: httpx.AsyncClient, target: Target, prompts: list[Prompt], *,
-                    concurrency: int | None, rate: float | None = None, seed: int = 0,
-                    progress: Any = None) -> dict[str, Any]:
+async def run_point(
+    client: httpx.AsyncClient,
+    target: Target,
+    prompts: list[Prompt],
+    *,
+    concurrency: int | None,
+    rate: float | None = None,
+    seed: int = 0,
+    progress: Any = None,
+) -> dict[str, Any]:
     """Send every prompt once. `concurrency` bounds the requests in flight; `rate` (req/s) spaces arrivals
     by exponential gaps (a Poisson process), optionally still capped by `concurrency`."""
     limit = asyncio.Semaphore(concurrency) if concurrency else None

@@ -28,8 +28,11 @@ def distribution_ms(values_s: list[float]) -> dict[str, float | None]:
 def summarise(records: list[RequestRecord], duration_s: float, requested_tokens: int) -> dict[str, Any]:
     ok = [r for r in records if r.ok]
     tokens = sum(r.output_tokens for r in ok)
-    tpot = [(r.e2e_s - r.ttft_s) / (r.output_tokens - 1) for r in ok
-            if r.ttft_s is not None and r.output_tokens > 1]
+    tpot = [
+        (r.e2e_s - r.ttft_s) / (r.output_tokens - 1)
+        for r in ok
+        if r.ttft_s is not None and r.output_tokens > 1
+    ]
     errors = Counter(r.error for r in records if not r.ok)
     return {
         "requests": len(records),

@@ -37,13 +37,19 @@ class Prompt:
     input_words: int = 0
 
 
-def random_prompts(count: int, input_len: int, output_len: int, range_ratio: float, seed: int) -> list[Prompt]:
+def random_prompts(
+    count: int, input_len: int, output_len: int, range_ratio: float, seed: int
+) -> list[Prompt]:
     """Prompts of `input_len` words (uniform in [len*(1-r), len*(1+r)] when r > 0) asking for `output_len`
     tokens (same spread). A request-number prefix keeps prompts apart, so prefix caches do not flatter."""
     rng = random.Random(seed)
 
     def spread(n: int) -> int:
-        return max(1, rng.randint(round(n * (1 - range_ratio)), round(n * (1 + range_ratio)))) if range_ratio else n
+        return (
+            max(1, rng.randint(round(n * (1 - range_ratio)), round(n * (1 + range_ratio))))
+            if range_ratio
+            else n
+        )
 
     prompts = []
     for i in range(count):
@@ -75,18 +81,31 @@ def dataset_prompts(path: Path, count: int, output_len: int, seed: int) -> list[
 
 
 def fallback_prompts(count: int, output_len: int) -> list[Prompt]:
-    return [Prompt(({"role": "user", "content": q},), output_len, d, len(q.split()))
-            for d, q in (FALLBACK_QUESTIONS[i % len(FALLBACK_QUESTIONS)] for i in range(count))]
+    return [
+        Prompt(({"role": "user", "content": q},), output_len, d, len(q.split()))
+        for d, q in (FALLBACK_QUESTIONS[i % len(FALLBACK_QUESTIONS)] for i in range(count))
+    ]
 
 
-def request_body(endpoint: Endpoint, prompt: Prompt, model: str | None, ignore_eos: bool,
-                 temperature: float) -> dict[str, Any]:
+def request_body(
+    endpoint: Endpoint, prompt: Prompt, model: str | None, ignore_eos: bool, temperature: float
+) -> dict[str, Any]:
     if endpoint == "reply":
         *history, last = prompt.messages
-        return {"domain": prompt.domain, "message": last["content"], "history": list(history),
-                "max_tokens": prompt.output_len, "stream": True}
-    body: dict[str, Any] = {"messages": list(prompt.messages), "max_tokens": prompt.output_len, "stream": True,
-                            "stream_options": {"include_usage": True}, "temperature": temperature}
+        return {
+            "domain": prompt.domain,
+            "message": last["content"],
+            "history": list(history),
+            "max_tokens": prompt.output_len,
+            "stream": True,
+        }
+    body: dict[str, Any] = {
+        "messages": list(prompt.messages),
+        "max_tokens": prompt.output_len,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "temperature": temperature,
+    }
     if model:
         body["model"] = model
     if ignore_eos:

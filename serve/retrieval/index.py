@@ -30,8 +30,17 @@ from serve.retrieval.projection import project
 from serve.retrieval.terms import terms
 
 Kind = Literal["key", "body"]
-SIGNALS = ("bm25_key", "bm25_body", "covered_key", "covered_body", "query_covered_key", "query_covered_body",
-           "dense", "dense_fitted", "prior")
+SIGNALS = (
+    "bm25_key",
+    "bm25_body",
+    "covered_key",
+    "covered_body",
+    "query_covered_key",
+    "query_covered_body",
+    "dense",
+    "dense_fitted",
+    "prior",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +82,13 @@ class Hit:
 
 
 class HybridIndex:
-    def __init__(self, views: Sequence[View], vectors: np.ndarray | None = None,
-                 projection: np.ndarray | None = None, weights: Weights = Weights()) -> None:
+    def __init__(
+        self,
+        views: Sequence[View],
+        vectors: np.ndarray | None = None,
+        projection: np.ndarray | None = None,
+        weights: Weights = Weights(),
+    ) -> None:
         """`vectors`: one L2-normalised row per view (or None: lexical only); `projection`: the fitted map."""
         import bm25s
 
@@ -132,8 +146,14 @@ class HybridIndex:
             out[:, 6], out[:, 7] = np.clip(raw, 0, 1), np.clip(fitted, 0, 1)
         return out
 
-    def search(self, query: str, vector: np.ndarray | None = None, k: int = 5, prior: np.ndarray | None = None,
-               allowed: np.ndarray | None = None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray | None = None,
+        k: int = 5,
+        prior: np.ndarray | None = None,
+        allowed: np.ndarray | None = None,
+    ) -> list[Hit]:
         """The best `k` items, best first. `prior`: the router's probability per item (its intents);
         `allowed`: a boolean mask over items (the others are never returned)."""
         signals = self.signals(query, vector)
@@ -143,6 +163,14 @@ class HybridIndex:
         if allowed is not None:
             score = np.where(allowed, score, -np.inf)
         order = np.argsort(-score)[:k]
-        return [Hit(int(i), round(float(score[i]), 4), round(float(signals[i, :2].max()), 4),
-                    round(float(signals[i, 2]), 4), round(float(signals[i, 6]), 4) if dense else None)
-                for i in order if np.isfinite(score[i])]
+        return [
+            Hit(
+                int(i),
+                round(float(score[i]), 4),
+                round(float(signals[i, :2].max()), 4),
+                round(float(signals[i, 2]), 4),
+                round(float(signals[i, 6]), 4) if dense else None,
+            )
+            for i in order
+            if np.isfinite(score[i])
+        ]

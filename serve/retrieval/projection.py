@@ -24,8 +24,9 @@ from threadpoolctl import threadpool_limits
 logger = logging.getLogger(__name__)
 
 
-def contrastive_step(weight: np.ndarray, anchors: np.ndarray, positives: np.ndarray, same: np.ndarray,
-                     temperature: float) -> tuple[float, np.ndarray]:
+def contrastive_step(
+    weight: np.ndarray, anchors: np.ndarray, positives: np.ndarray, same: np.ndarray, temperature: float
+) -> tuple[float, np.ndarray]:
     """InfoNCE loss of one batch and its gradient with respect to `weight`.
 
     a_i = norm(anchors_i W), b_j = norm(positives_j W), s_ij = a_i.b_j / t; pairs marked in `same` (other texts
@@ -48,8 +49,15 @@ def contrastive_step(weight: np.ndarray, anchors: np.ndarray, positives: np.ndar
     return loss, anchors.T @ d_p + positives.T @ d_q
 
 
-def fit_projection(vectors: np.ndarray, items: np.ndarray, steps: int = 300, batch: int = 384,
-                   temperature: float = 0.05, lr: float = 1e-3, seed: int = 0) -> np.ndarray | None:
+def fit_projection(
+    vectors: np.ndarray,
+    items: np.ndarray,
+    steps: int = 300,
+    batch: int = 384,
+    temperature: float = 0.05,
+    lr: float = 1e-3,
+    seed: int = 0,
+) -> np.ndarray | None:
     """A (d, d) matrix started at the identity and trained with Adam; None when there is nothing to learn
     (too few items with two or more texts)."""
     started = time.perf_counter()
@@ -70,14 +78,33 @@ def fit_projection(vectors: np.ndarray, items: np.ndarray, steps: int = 300, bat
     with threadpool_limits(1, user_api="blas"):
         for step in range(1, steps + 1):
             loss = _adam_step(weight, m, v, step, data, items, anchors, group_of, rng, size, temperature, lr)
-    logger.info("retrieval.projection fitted texts=%d items=%d steps=%d loss=%.3f fit_s=%.1f", len(data),
-                len(groups), steps, loss, time.perf_counter() - started)
+    logger.info(
+        "retrieval.projection fitted texts=%d items=%d steps=%d loss=%.3f fit_s=%.1f",
+        len(data),
+        len(groups),
+        steps,
+        loss,
+        time.perf_counter() - started,
+    )
     return weight
 
 
-def _adam_step(weight: np.ndarray, m: np.ndarray, v: np.ndarray, step: int, data: np.ndarray, items: np.ndarray,
-               anchors: np.ndarray, group_of: dict[int, np.ndarray], rng: np.random.Generator, size: int,
-               temperature: float, lr: float, beta1: float = 0.9, beta2: float = 0.999) -> float:
+def _adam_step(
+    weight: np.ndarray,
+    m: np.ndarray,
+    v: np.ndarray,
+    step: int,
+    data: np.ndarray,
+    items: np.ndarray,
+    anchors: np.ndarray,
+    group_of: dict[int, np.ndarray],
+    rng: np.random.Generator,
+    size: int,
+    temperature: float,
+    lr: float,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+) -> float:
     """One batch: a random text of each picked item and another text of the same item; `weight`, `m` and
     `v` (Adam's moments) are updated in place."""
     picked = rng.choice(anchors, size=size, replace=False)

@@ -40,8 +40,9 @@ def _remember(key: str, array: np.ndarray) -> np.ndarray:
     return array
 
 
-def cached_vectors(texts: Sequence[str], embed: Embed | None, space: str | None,
-                   vectors_dir: Path | None) -> np.ndarray | None:
+def cached_vectors(
+    texts: Sequence[str], embed: Embed | None, space: str | None, vectors_dir: Path | None
+) -> np.ndarray | None:
     """`embed(texts)`, read from `vectors_dir` when this encoder (`space`, e.g. the router's build hash) has
     already encoded exactly these texts."""
     if embed is None or space is None or not texts:
@@ -66,15 +67,22 @@ def cached_vectors(texts: Sequence[str], embed: Embed | None, space: str | None,
     return _remember(key, vectors)
 
 
-def index_vectors(texts: Sequence[str], items: Sequence[int], embed: Embed | None, space: str | None,
-                  vectors_dir: Path | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+def index_vectors(
+    texts: Sequence[str],
+    items: Sequence[int],
+    embed: Embed | None,
+    space: str | None,
+    vectors_dir: Path | None,
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The texts' vectors and the projection fitted on them (serve/retrieval/projection.py), both cached."""
     from serve.retrieval.projection import fit_projection
 
     vectors = cached_vectors(texts, embed, space, vectors_dir)
     if vectors is None:
         return None, None
-    key = hashlib.sha256(("\0".join([space or "", *texts, ",".join(map(str, items))])).encode()).hexdigest()[:24]
+    key = hashlib.sha256(("\0".join([space or "", *texts, ",".join(map(str, items))])).encode()).hexdigest()[
+        :24
+    ]
     known = _remembered(key + ".projection")
     if known is not None:
         return vectors, known
@@ -92,14 +100,22 @@ def index_vectors(texts: Sequence[str], items: Sequence[int], embed: Embed | Non
     return vectors, _remember(key + ".projection", projection)
 
 
-def build_index(keys: Sequence[Sequence[str]], bodies: Sequence[str], embed: Embed | None, space: str | None,
-                vectors_dir: Path | None, weights: Weights = Weights()) -> HybridIndex:
+def build_index(
+    keys: Sequence[Sequence[str]],
+    bodies: Sequence[str],
+    embed: Embed | None,
+    space: str | None,
+    vectors_dir: Path | None,
+    weights: Weights = Weights(),
+) -> HybridIndex:
     """The hybrid index over items (the knowledge base's entries, the reply bank's replies): item i is found by
     its key texts `keys[i]` (title and questions, situation and examples) and its body `bodies[i]`, lexically and,
     when `embed` gives vectors, densely."""
     views = [View(i, text, "key") for i, texts in enumerate(keys) for text in texts]
     views += [View(i, body, "body") for i, body in enumerate(bodies)]
-    vectors, projection = index_vectors([v.text for v in views], [v.item for v in views], embed, space, vectors_dir)
+    vectors, projection = index_vectors(
+        [v.text for v in views], [v.item for v in views], embed, space, vectors_dir
+    )
     return HybridIndex(views, vectors, projection, weights)
 
 

@@ -28,8 +28,13 @@ LOG_EVERY_S = 30.0
 
 
 class RouterBuild:
-    def __init__(self, router_dir: Path, cache_dir: Path, on_built: Callable[[], Awaitable[None]],
-                 command: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        router_dir: Path,
+        cache_dir: Path,
+        on_built: Callable[[], Awaitable[None]],
+        command: list[str] | None = None,
+    ) -> None:
         self.router_dir = router_dir
         self.cache_dir = cache_dir
         self.on_built = on_built
@@ -52,7 +57,8 @@ class RouterBuild:
         with self.log_path.open("wb") as log:
             try:
                 self._process = await asyncio.create_subprocess_exec(
-                    *self.command, stdout=log, stderr=log, env=env, preexec_fn=_lower_priority)
+                    *self.command, stdout=log, stderr=log, env=env, preexec_fn=_lower_priority
+                )
             except OSError as exc:
                 self._fail(f"could not start the router build: {exc}")
                 return
@@ -77,8 +83,12 @@ class RouterBuild:
             except asyncio.TimeoutError:
                 progress = self.progress()
                 if progress:
-                    logger.info("router.build progress=%.0f%% stage=%s eta_s=%s", 100 * float(progress["fraction"]),
-                                progress["stage"], progress.get("eta_s"))
+                    logger.info(
+                        "router.build progress=%.0f%% stage=%s eta_s=%s",
+                        100 * float(progress["fraction"]),
+                        progress["stage"],
+                        progress.get("eta_s"),
+                    )
 
     def _fail(self, message: str) -> None:
         self.state, self.error, self.finished = "failed", message, time.time()

@@ -8,7 +8,6 @@ from typing import Protocol
 import numpy as np
 
 
-
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     min_confidence: float = 0.5
@@ -64,8 +63,9 @@ def log_softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     return np.log(softmax(logits, temperature) + 1e-12)
 
 
-def ensemble_scores(bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray,
-                    weight: float) -> np.ndarray:
+def ensemble_scores(
+    bert_logits: np.ndarray, bert_temperature: float, lexical_logits: np.ndarray, weight: float
+) -> np.ndarray:
     """The router's ensemble: calibrated BERT log-probabilities plus `weight` times the lexical ones. The
     build chooses `weight` with this function and serving applies it, so the two cannot drift apart."""
     return log_softmax(bert_logits, bert_temperature) + weight * log_softmax(lexical_logits)
@@ -85,4 +85,3 @@ def decide(
     elif top1 - top2 < thresholds.min_margin:
         reason = "small_margin"
     return labels[order[0]], round(top1, 6), ranking, reason is not None, reason
-

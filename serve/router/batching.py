@@ -23,7 +23,10 @@ _GAP_SMOOTHING = 0.3  # weight of the newest inter-arrival gap in its moving ave
 
 class MicroBatcher(Generic[R]):
     def __init__(
-        self, run_batch: Callable[[list[str]], Sequence[R]], max_batch_size: int = 32, max_wait_ms: float = 1.0,
+        self,
+        run_batch: Callable[[list[str]], Sequence[R]],
+        max_batch_size: int = 32,
+        max_wait_ms: float = 1.0,
         adaptive: bool = True,
     ) -> None:
         if max_batch_size < 1 or max_wait_ms < 0:
@@ -48,7 +51,11 @@ class MicroBatcher(Generic[R]):
         now = loop.time()
         if self._last_arrival is not None:
             gap = now - self._last_arrival
-            self.gap_ema = gap if math.isinf(self.gap_ema) else (1 - _GAP_SMOOTHING) * self.gap_ema + _GAP_SMOOTHING * gap
+            self.gap_ema = (
+                gap
+                if math.isinf(self.gap_ema)
+                else (1 - _GAP_SMOOTHING) * self.gap_ema + _GAP_SMOOTHING * gap
+            )
         self._last_arrival = now
         future: asyncio.Future[list[R]] = loop.create_future()
         await self._queue.put((texts, future))

@@ -19,7 +19,9 @@ logger = logging.getLogger(__name__)
 class FallbackRouter:
     """Tries each backend in order; a failing one is skipped while its breaker is open."""
 
-    def __init__(self, chain: list[IntentClassifier], failures_to_open: int = 3, cooldown_s: float = 30.0) -> None:
+    def __init__(
+        self, chain: list[IntentClassifier], failures_to_open: int = 3, cooldown_s: float = 30.0
+    ) -> None:
         if not chain:
             raise ValueError("the router chain is empty")
         # chain and breakers change together (a hot swap), so they are one tuple read once per call

@@ -112,8 +112,18 @@ class LexicalRouter:
         out = []
         for text, row in zip(texts, probs):
             label, confidence, ranking, uncertain, reason = decide(row, self.labels, self.thresholds, top_k)
-            out.append(IntentResult(label, confidence, ranking, uncertain, reason, self.name,
-                                    detect_lang(normalize(text)), latency_ms=latency))
+            out.append(
+                IntentResult(
+                    label,
+                    confidence,
+                    ranking,
+                    uncertain,
+                    reason,
+                    self.name,
+                    detect_lang(normalize(text)),
+                    latency_ms=latency,
+                )
+            )
         return out
 
     async def check_health(self) -> None:

@@ -20,9 +20,11 @@ logger = logging.getLogger(__name__)
 def thresholds_for(settings: RouterSettings, manifest: RouterManifest | None) -> Thresholds:
     base = manifest.thresholds if manifest else {}
     return Thresholds(
-        min_confidence=settings.min_confidence if settings.min_confidence is not None
+        min_confidence=settings.min_confidence
+        if settings.min_confidence is not None
         else base.get("min_confidence", Thresholds().min_confidence),
-        min_margin=settings.min_margin if settings.min_margin is not None
+        min_margin=settings.min_margin
+        if settings.min_margin is not None
         else base.get("min_margin", Thresholds().min_margin),
     )
 
@@ -35,16 +37,34 @@ def calibration_for(router_dir: Path, manifest: RouterManifest) -> Calibration:
     lexical = manifest.lexical
     if not lexical:
         return Calibration(manifest.temperature, oos_index=oos_index, oos_bias=bias)
-    return Calibration(manifest.temperature, LexicalHead.load(router_dir / lexical["file"]), lexical["weight"],
-                       lexical["temperature"], oos_index, bias)
+    return Calibration(
+        manifest.temperature,
+        LexicalHead.load(router_dir / lexical["file"]),
+        lexical["weight"],
+        lexical["temperature"],
+        oos_index,
+        bias,
+    )
 
 
-def model_router(name: str, session: RouterSession, router_dir: Path, manifest: RouterManifest,
-                 settings: RouterSettings, space: str | None = None) -> ModelRouter:
+def model_router(
+    name: str,
+    session: RouterSession,
+    router_dir: Path,
+    manifest: RouterManifest,
+    settings: RouterSettings,
+    space: str | None = None,
+) -> ModelRouter:
     return ModelRouter(
-        name, session, TextEncoder(router_dir / "tokenizer.json", manifest.max_length), tuple(manifest.labels),
-        calibration_for(router_dir, manifest), thresholds_for(settings, manifest), settings.max_batch_size,
-        settings.max_wait_ms, space,
+        name,
+        session,
+        TextEncoder(router_dir / "tokenizer.json", manifest.max_length),
+        tuple(manifest.labels),
+        calibration_for(router_dir, manifest),
+        thresholds_for(settings, manifest),
+        settings.max_batch_size,
+        settings.max_wait_ms,
+        space,
     )
 
 
@@ -55,7 +75,9 @@ def onnx_router(router_dir: Path, manifest: RouterManifest, settings: RouterSett
     path = manifest.variant_path(router_dir, variant)
     session = OnnxSession(path, settings.threads, settings.device, settings.spin_wait)
     chosen = manifest.variants[variant or manifest.default_variant]
-    return model_router(f"onnx-{chosen.precision}", session, router_dir, manifest, settings, chosen.sha256[:16])
+    return model_router(
+        f"onnx-{chosen.precision}", session, router_dir, manifest, settings, chosen.sha256[:16]
+    )
 
 
 def tensorrt_router(router_dir: Path, manifest: RouterManifest, settings: RouterSettings) -> ModelRouter:
@@ -72,8 +94,9 @@ def quick_router_dir(router_dir: Path) -> Path:
 
 def lexical_router(router_dir: Path, manifest: RouterManifest, settings: RouterSettings) -> LexicalRouter:
     head = LexicalHead.load(router_dir / (manifest.lexical or {}).get("file", "lexical.npz"))
-    return LexicalRouter(head, tuple(manifest.labels), Calibration(manifest.temperature),
-                         thresholds_for(settings, manifest))
+    return LexicalRouter(
+        head, tuple(manifest.labels), Calibration(manifest.temperature), thresholds_for(settings, manifest)
+    )
 
 
 def load_router(settings: Settings) -> tuple[FallbackRouter, list[str]]:
@@ -88,7 +111,9 @@ def load_router(settings: Settings) -> tuple[FallbackRouter, list[str]]:
         except (FileNotFoundError, ValueError) as exc:
             quick = _quick(settings)
             if quick is not None:
-                notes.append(f"router: the BERT router is not built yet ({exc}); serving with the quick lexical router")
+                notes.append(
+                    f"router: the BERT router is not built yet ({exc}); serving with the quick lexical router"
+                )
                 chain.append(quick)
             else:
                 notes.append(f"router: no trained model ({exc}); using the rules backend")

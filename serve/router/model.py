@@ -89,8 +89,10 @@ class ModelRouter:
         batch = self.encoder.encode(texts)
         logits, vectors = self.session.run(batch.input_ids, batch.attention_mask)
         probs = self.calibration.probabilities(logits, texts)
-        return [Scored(probs[i], batch.truncated[i], batch.lengths[i], None if vectors is None else vectors[i])
-                for i in range(len(texts))]
+        return [
+            Scored(probs[i], batch.truncated[i], batch.lengths[i], None if vectors is None else vectors[i])
+            for i in range(len(texts))
+        ]
 
     def embed(self, texts: list[str], batch_size: int = 64) -> np.ndarray | None:
         """Sentence vectors of many texts (indexing the knowledge base and reply bank), in batches of similar
@@ -114,11 +116,24 @@ class ModelRouter:
         latency = (time.perf_counter() - started) * 1000
         results = []
         for text, s in zip(texts, scored):
-            label, confidence, ranking, uncertain, reason = decide(s.probs, self.labels, self.thresholds, top_k)
-            results.append(IntentResult(
-                label, confidence, ranking, uncertain, reason, self.name, detect_lang(normalize(text)),
-                s.truncated, s.tokens, round(latency, 3), s.embedding,
-            ))
+            label, confidence, ranking, uncertain, reason = decide(
+                s.probs, self.labels, self.thresholds, top_k
+            )
+            results.append(
+                IntentResult(
+                    label,
+                    confidence,
+                    ranking,
+                    uncertain,
+                    reason,
+                    self.name,
+                    detect_lang(normalize(text)),
+                    s.truncated,
+                    s.tokens,
+                    round(latency, 3),
+                    s.embedding,
+                )
+            )
         return results
 
     async def check_health(self) -> None:

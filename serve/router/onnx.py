@@ -12,7 +12,9 @@ logger = logging.getLogger(__name__)
 
 
 class OnnxSession:
-    def __init__(self, model_path: Path, threads: int | None = None, device: str = "cpu", spin_wait: bool = False) -> None:
+    def __init__(
+        self, model_path: Path, threads: int | None = None, device: str = "cpu", spin_wait: bool = False
+    ) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -26,8 +28,10 @@ class OnnxSession:
         providers = ["CPUExecutionProvider"]
         if device.startswith("cuda"):
             if "CUDAExecutionProvider" not in ort.get_available_providers():
-                raise RuntimeError("router device is cuda but onnxruntime has no CUDAExecutionProvider "
-                                   "(install onnxruntime-gpu)")
+                raise RuntimeError(
+                    "router device is cuda but onnxruntime has no CUDAExecutionProvider "
+                    "(install onnxruntime-gpu)"
+                )
             providers.insert(0, "CUDAExecutionProvider")
         self.session = ort.InferenceSession(str(model_path), options, providers=providers)
         self.model_path = model_path

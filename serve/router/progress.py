@@ -31,9 +31,16 @@ class Progress:
         elapsed = now - self.started
         # the steps are the training; the export and evaluation after them take about a tenth more
         eta = elapsed / step * (self.total - step) + 0.1 * elapsed / step * self.total if step else None
-        body = {"stage": stage, "step": step, "steps": self.total, "fraction": round(step / self.total, 4),
-                "elapsed_s": round(elapsed, 1), "eta_s": None if eta is None else round(eta, 1),
-                "pid": os.getpid(), "updated": now}
+        body = {
+            "stage": stage,
+            "step": step,
+            "steps": self.total,
+            "fraction": round(step / self.total, 4),
+            "elapsed_s": round(elapsed, 1),
+            "eta_s": None if eta is None else round(eta, 1),
+            "pid": os.getpid(),
+            "updated": now,
+        }
         tmp = self.path.with_suffix(".tmp")
         tmp.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(body))

@@ -30,8 +30,14 @@ import numpy as np
 
 from serve.engine_artifacts import EngineMismatch
 
-__all__ = ["ENGINE_FILE", "ENGINE_MANIFEST", "EngineMismatch", "TensorRTSession", "TorchCudaBuffers",
-           "check_engine_manifest"]
+__all__ = [
+    "ENGINE_FILE",
+    "ENGINE_MANIFEST",
+    "EngineMismatch",
+    "TensorRTSession",
+    "TorchCudaBuffers",
+    "check_engine_manifest",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +48,9 @@ ENGINE_MANIFEST = "engine.json"
 def check_engine_manifest(manifest: dict[str, Any], tensorrt_version: str, compute_capability: str) -> None:
     problems = []
     if manifest.get("tensorrt_version") != tensorrt_version:
-        problems.append(f"TensorRT {manifest.get('tensorrt_version')} built it, this process runs {tensorrt_version}")
+        problems.append(
+            f"TensorRT {manifest.get('tensorrt_version')} built it, this process runs {tensorrt_version}"
+        )
     if manifest.get("compute_capability") != compute_capability:
         problems.append(
             f"it was built for compute capability {manifest.get('compute_capability')} "
@@ -50,7 +58,8 @@ def check_engine_manifest(manifest: dict[str, Any], tensorrt_version: str, compu
         )
     if problems:
         raise EngineMismatch(
-            "router TensorRT engine does not match this machine: " + "; ".join(problems)
+            "router TensorRT engine does not match this machine: "
+            + "; ".join(problems)
             + ". Rebuild it here: python -m checkpoints build-router-trt build_configs/router/<name>.yaml"
         )
 
@@ -99,8 +108,14 @@ class TorchCudaBuffers:
 
 
 class TensorRTSession:
-    def __init__(self, router_dir: Path, device: str = "cuda", trt: ModuleType | None = None,
-                 compute_capability: str | None = None, buffers: DeviceBuffers | None = None) -> None:
+    def __init__(
+        self,
+        router_dir: Path,
+        device: str = "cuda",
+        trt: ModuleType | None = None,
+        compute_capability: str | None = None,
+        buffers: DeviceBuffers | None = None,
+    ) -> None:
         if not device.startswith("cuda"):
             raise ValueError(f"TensorRT runs on CUDA devices only, not {device!r}")
         if trt is None:
@@ -109,7 +124,9 @@ class TensorRTSession:
             trt = tensorrt
         manifest_path = router_dir / ENGINE_MANIFEST
         if not manifest_path.is_file():
-            raise FileNotFoundError(f"no TensorRT engine in {router_dir}: run build-router-trt on the GPU host")
+            raise FileNotFoundError(
+                f"no TensorRT engine in {router_dir}: run build-router-trt on the GPU host"
+            )
         manifest = json.loads(manifest_path.read_text())
         if compute_capability is None:
             from serve.engine_artifacts import compute_capability as lookup
@@ -121,9 +138,13 @@ class TensorRTSession:
         self._runtime = trt.Runtime(self._logger)
         self.engine = self._runtime.deserialize_cuda_engine((router_dir / manifest["engine"]).read_bytes())
         if self.engine is None:
-            raise EngineMismatch(f"TensorRT could not deserialize {router_dir / manifest['engine']}; rebuild it")
+            raise EngineMismatch(
+                f"TensorRT could not deserialize {router_dir / manifest['engine']}; rebuild it"
+            )
         self.context = self.engine.create_execution_context()
-        self._lock = threading.Lock()  # one call at a time on the context and its buffers (see the module doc)
+        self._lock = (
+            threading.Lock()
+        )  # one call at a time on the context and its buffers (see the module doc)
         self.buffers = buffers or TorchCudaBuffers(device)
         names = [self.engine.get_tensor_name(i) for i in range(self.engine.num_io_tensors)]
         self.inputs = [n for n in names if self.engine.get_tensor_mode(n) == trt.TensorIOMode.INPUT]
@@ -161,8 +182,10 @@ class TensorRTSession:
             shape = tuple(int(d) for d in feeds[name].shape)
             if not self.context.set_input_shape(name, shape):
                 low, high = self._profile
-                raise ValueError(f"TensorRT refused input {name!r} of shape {shape}: the engine's optimisation "
-                                 f"profile allows {low} to {high}")
+                raise ValueError(
+                    f"TensorRT refused input {name!r} of shape {shape}: the engine's optimisation "
+                    f"profile allows {low} to {high}"
+                )
         device = {name: self.buffers.to_device(feeds[name]) for name in self.inputs}
         for name in self.outputs:
             device[name] = self.buffers.empty(tuple(self.context.get_tensor_shape(name)), self._output_dtype)

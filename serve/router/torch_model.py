@@ -41,7 +41,9 @@ class WithEmbedding(nn.Module):
         super().__init__()
         self.router = router
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         pooled = self.router.pooled(input_ids, attention_mask)
         embedding = pooled / pooled.norm(dim=-1, keepdim=True).clamp(min=1e-6)
         return self.router.head(self.router.dropout(pooled)), embedding

@@ -35,7 +35,9 @@ def make_app() -> FastAPI:
     from serve.testing.zero_cost import ZeroCostTestGenerator
 
     config = os.environ.get("CSREPLY_CONFIG")
-    settings = _settings(Path(config) if config else None, int(os.environ.get("CSREPLY_TEST_MAX_CONCURRENT", "4096")))
+    settings = _settings(
+        Path(config) if config else None, int(os.environ.get("CSREPLY_TEST_MAX_CONCURRENT", "4096"))
+    )
     configure_logging(settings.logging.level, settings.logging.json_format)
     engine = os.environ.get(_ENGINE_ENV, "zero-cost")
     coalesce = os.environ.get("CSREPLY_TEST_ENGINE_COALESCE", "1") == "1"
@@ -44,14 +46,19 @@ def make_app() -> FastAPI:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--engine", choices=["zero-cost", "hf"], default="zero-cost")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8123)
     parser.add_argument("--workers", type=int, default=1, help="server processes sharing the port")
     parser.add_argument("--max-concurrent", type=int, default=4096, help="admission limit (default 4096)")
-    parser.add_argument("--per-token-chunks", action="store_true",
-                        help="zero-cost engine: one chunk per token even when the reader is behind")
+    parser.add_argument(
+        "--per-token-chunks",
+        action="store_true",
+        help="zero-cost engine: one chunk per token even when the reader is behind",
+    )
     parser.add_argument("--config", type=Path)
     args = parser.parse_args(argv)
 
@@ -64,8 +71,15 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["CSREPLY_CONFIG"] = str(args.config)
     # The same uvicorn settings as `csreply run`; several workers share one listening socket.
     target = "serve.testing.server:make_app" if args.workers > 1 else make_app()
-    uvicorn.run(target, host=args.host, port=args.port, log_config=None, timeout_graceful_shutdown=10,
-                factory=args.workers > 1, workers=args.workers if args.workers > 1 else None)
+    uvicorn.run(
+        target,
+        host=args.host,
+        port=args.port,
+        log_config=None,
+        timeout_graceful_shutdown=10,
+        factory=args.workers > 1,
+        workers=args.workers if args.workers > 1 else None,
+    )
     return 0
 
 

@@ -56,8 +56,14 @@ class ZeroCostTestGenerator:
 
     name = "zero-cost-test"
 
-    def __init__(self, token: str | None = None, model_name: str = "zero-cost-test",
-                 languages: tuple[str, ...] = ("en", "zh"), prompt_tokens: int = 32, coalesce: bool = True) -> None:
+    def __init__(
+        self,
+        token: str | None = None,
+        model_name: str = "zero-cost-test",
+        languages: tuple[str, ...] = ("en", "zh"),
+        prompt_tokens: int = 32,
+        coalesce: bool = True,
+    ) -> None:
         self.token = token
         self._text = ""  # the text of the longest request so far; a chunk is a slice of it
         self.coalesce = coalesce
@@ -95,8 +101,13 @@ class ZeroCostTestGenerator:
                         continue
                     start = end - self._width
                 if state.remaining == 0:
-                    yield GenerationChunk(text[start:end], "length", prompt_tokens=self.prompt_tokens,
-                                          completion_tokens=state.produced, queue_ms=0.0)
+                    yield GenerationChunk(
+                        text[start:end],
+                        "length",
+                        prompt_tokens=self.prompt_tokens,
+                        completion_tokens=state.produced,
+                        queue_ms=0.0,
+                    )
                     return
                 yield GenerationChunk(text[start:end])
         finally:
@@ -145,8 +156,15 @@ class ZeroCostTestGenerator:
 
     def stats(self) -> GeneratorStats:
         running = len(self._running)
-        return GeneratorStats(self.name, self.model_name, running, running, 0, requests_total=self._requests_total,
-                              extra={"tokens_total": float(self._tokens_total)})
+        return GeneratorStats(
+            self.name,
+            self.model_name,
+            running,
+            running,
+            0,
+            requests_total=self._requests_total,
+            extra={"tokens_total": float(self._tokens_total)},
+        )
 
     async def aclose(self) -> None:
         self._closed = True

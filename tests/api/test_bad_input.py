@@ -18,8 +18,16 @@ OK_MSG = [{"role": "user", "content": "hi"}]
 JSON = {"content-type": "application/json"}
 
 
-def case(method: str, path: str, *, json: object = None, raw: bytes | None = None,
-         headers: dict[str, str] | None = None, expect: int | tuple[int, ...] = 400, says: str = "") -> tuple:
+def case(
+    method: str,
+    path: str,
+    *,
+    json: object = None,
+    raw: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    expect: int | tuple[int, ...] = 400,
+    says: str = "",
+) -> tuple:
     return (method, path, json, raw, headers or {}, expect if isinstance(expect, tuple) else (expect,), says)
 
 
@@ -32,39 +40,60 @@ CASES = {
     "bare string": case("POST", CHAT, raw=b'"hello"', headers=JSON),
     "json array": case("POST", CHAT, raw=b"[1, 2]", headers=JSON),
     "json null": case("POST", CHAT, raw=b"null", headers=JSON),
-    "NaN literal": case("POST", REPLY, raw=b'{"domain": "telecom", "message": "hi", "max_tokens": NaN}',
-                        headers=JSON),
+    "NaN literal": case(
+        "POST", REPLY, raw=b'{"domain": "telecom", "message": "hi", "max_tokens": NaN}', headers=JSON
+    ),
     "reply truncated": case("POST", REPLY, raw=b'{"domain": "tel', headers=JSON, says="JSON"),
     # invalid UTF-8 and encodings
-    "invalid utf-8": case("POST", CHAT, raw=b'{"messages": [{"role": "user", "content": "\xff\xfe"}]}',
-                          headers=JSON),
-    "latin-1 body": case("POST", REPLY, raw='{"domain": "telecom", "message": "caf\u00e9"}'.encode("latin-1"),
-                         headers=JSON),
+    "invalid utf-8": case(
+        "POST", CHAT, raw=b'{"messages": [{"role": "user", "content": "\xff\xfe"}]}', headers=JSON
+    ),
+    "latin-1 body": case(
+        "POST", REPLY, raw='{"domain": "telecom", "message": "caf\u00e9"}'.encode("latin-1"), headers=JSON
+    ),
     "utf-16 body": case("POST", CHAT, raw='{"messages": []}'.encode("utf-16"), headers=JSON),
-    "lone surrogate escape": case("POST", REPLY, raw=b'{"domain": "telecom", "message": "\\ud800"}',
-                                  headers=JSON, says="message"),
+    "lone surrogate escape": case(
+        "POST", REPLY, raw=b'{"domain": "telecom", "message": "\\ud800"}', headers=JSON, says="message"
+    ),
     # wrong types
     "messages not a list": case("POST", CHAT, json={"messages": "hi"}, says="messages"),
     "messages empty": case("POST", CHAT, json={"messages": []}, says="messages"),
     "message not an object": case("POST", CHAT, json={"messages": ["hi"]}, says="messages[0]"),
-    "content a number": case("POST", CHAT, json={"messages": [{"role": "user", "content": 5}]}, says="content"),
+    "content a number": case(
+        "POST", CHAT, json={"messages": [{"role": "user", "content": 5}]}, says="content"
+    ),
     "content null": case("POST", CHAT, json={"messages": [{"role": "user", "content": None}]}),
     "role unknown": case("POST", CHAT, json={"messages": [{"role": "wizard", "content": "hi"}]}, says="role"),
     "role tool": case("POST", CHAT, json={"messages": [{"role": "tool", "content": "hi"}]}, says="role"),
     "role missing": case("POST", CHAT, json={"messages": [{"content": "hi"}]}, says="role"),
-    "blank content": case("POST", CHAT, json={"messages": [{"role": "user", "content": "   "}]}, says="empty"),
-    "image part": case("POST", CHAT, json={"messages": [{"role": "user", "content": [
-        {"type": "image_url", "image_url": {"url": "http://x"}}]}]}),
-    "max_tokens string": case("POST", CHAT, json={"messages": OK_MSG, "max_tokens": "many"}, says="max_tokens"),
+    "blank content": case(
+        "POST", CHAT, json={"messages": [{"role": "user", "content": "   "}]}, says="empty"
+    ),
+    "image part": case(
+        "POST",
+        CHAT,
+        json={
+            "messages": [
+                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://x"}}]}
+            ]
+        },
+    ),
+    "max_tokens string": case(
+        "POST", CHAT, json={"messages": OK_MSG, "max_tokens": "many"}, says="max_tokens"
+    ),
     "max_tokens zero": case("POST", CHAT, json={"messages": OK_MSG, "max_tokens": 0}, says="max_tokens"),
     "max_tokens huge": case("POST", CHAT, json={"messages": OK_MSG, "max_tokens": 10**9}, says="max_tokens"),
     "max_tokens float": case("POST", CHAT, json={"messages": OK_MSG, "max_tokens": 1.5}, says="max_tokens"),
     "temperature high": case("POST", CHAT, json={"messages": OK_MSG, "temperature": 5}, says="temperature"),
-    "temperature string": case("POST", CHAT, json={"messages": OK_MSG, "temperature": "hot"}, says="temperature"),
+    "temperature string": case(
+        "POST", CHAT, json={"messages": OK_MSG, "temperature": "hot"}, says="temperature"
+    ),
     "top_p zero": case("POST", CHAT, json={"messages": OK_MSG, "top_p": 0}, says="top_p"),
     "n too many": case("POST", CHAT, json={"messages": OK_MSG, "n": 50}, says="n"),
     "n negative": case("POST", CHAT, json={"messages": OK_MSG, "n": -1}, says="n"),
-    "stop too many": case("POST", CHAT, json={"messages": OK_MSG, "stop": ["a", "b", "c", "d", "e"]}, says="stop"),
+    "stop too many": case(
+        "POST", CHAT, json={"messages": OK_MSG, "stop": ["a", "b", "c", "d", "e"]}, says="stop"
+    ),
     "stop empty string": case("POST", CHAT, json={"messages": OK_MSG, "stop": [""]}, says="stop"),
     "stop a number": case("POST", CHAT, json={"messages": OK_MSG, "stop": 7}, says="stop"),
     "stream a string": case("POST", CHAT, json={"messages": OK_MSG, "stream": "yes please"}, says="stream"),
@@ -76,45 +105,80 @@ CASES = {
     "message missing": case("POST", REPLY, json={"domain": "telecom"}, says="message"),
     "message a list": case("POST", REPLY, json={"domain": "telecom", "message": ["hi"]}, says="message"),
     "message blank": case("POST", REPLY, json={"domain": "telecom", "message": " \n "}, says="empty"),
-    "lang unknown": case("POST", REPLY, json={"domain": "telecom", "message": "hi", "lang": "fr"}, says="lang"),
-    "history wrong role": case("POST", REPLY, json={"domain": "telecom", "message": "hi",
-                                                    "history": [{"role": "system", "content": "x"}]}),
-    "context nested": case("POST", REPLY, json={"domain": "telecom", "message": "hi", "context": {"a": {"b": 1}}}),
-    "session id with spaces": case("POST", REPLY, json={"domain": "telecom", "message": "hi",
-                                                        "session_id": "a b"}, says="session_id"),
+    "lang unknown": case(
+        "POST", REPLY, json={"domain": "telecom", "message": "hi", "lang": "fr"}, says="lang"
+    ),
+    "history wrong role": case(
+        "POST",
+        REPLY,
+        json={"domain": "telecom", "message": "hi", "history": [{"role": "system", "content": "x"}]},
+    ),
+    "context nested": case(
+        "POST", REPLY, json={"domain": "telecom", "message": "hi", "context": {"a": {"b": 1}}}
+    ),
+    "session id with spaces": case(
+        "POST", REPLY, json={"domain": "telecom", "message": "hi", "session_id": "a b"}, says="session_id"
+    ),
     "suggest n too big": case("POST", "/v1/suggest", json={"domain": "telecom", "message": "hi", "n": 9}),
     "intent both text and texts": case("POST", "/v1/intent", json={"text": "a", "texts": ["b"]}),
     "intent empty texts": case("POST", "/v1/intent", json={"texts": []}),
     "intent top_k huge": case("POST", "/v1/intent", json={"text": "hi", "top_k": 1000}, says="top_k"),
     # control characters, template syntax, unknown fields
-    "NUL in message": case("POST", REPLY, json={"domain": "telecom", "message": "hi\u0000there"}, says="U+0000"),
-    "escape char in chat": case("POST", CHAT, json={"messages": [{"role": "user", "content": "a\u001b[31m"}]},
-                                says="U+001B"),
-    "bell in history": case("POST", REPLY, json={"domain": "telecom", "message": "hi",
-                                                 "history": [{"role": "user", "content": "\u0007"}]}),
-    "template syntax is data": case("POST", REPLY, json={"domain": "telecom", "stream": False,
-                                                         "message": "{{ 7*7 }} {% for x in range(9) %}"},
-                                    expect=200),
-    "unknown reply field": case("POST", REPLY, json={"domain": "telecom", "message": "hi", "colour": "red"},
-                                says="colour"),
-    "unknown chat field": case("POST", CHAT, json={"messages": OK_MSG, "frobnicate": True}, says="frobnicate"),
+    "NUL in message": case(
+        "POST", REPLY, json={"domain": "telecom", "message": "hi\u0000there"}, says="U+0000"
+    ),
+    "escape char in chat": case(
+        "POST", CHAT, json={"messages": [{"role": "user", "content": "a\u001b[31m"}]}, says="U+001B"
+    ),
+    "bell in history": case(
+        "POST",
+        REPLY,
+        json={"domain": "telecom", "message": "hi", "history": [{"role": "user", "content": "\u0007"}]},
+    ),
+    "template syntax is data": case(
+        "POST",
+        REPLY,
+        json={"domain": "telecom", "stream": False, "message": "{{ 7*7 }} {% for x in range(9) %}"},
+        expect=200,
+    ),
+    "unknown reply field": case(
+        "POST", REPLY, json={"domain": "telecom", "message": "hi", "colour": "red"}, says="colour"
+    ),
+    "unknown chat field": case(
+        "POST", CHAT, json={"messages": OK_MSG, "frobnicate": True}, says="frobnicate"
+    ),
     "tools": case("POST", CHAT, json={"messages": OK_MSG, "tools": [{"type": "function"}]}, says="tools"),
     # sizes
-    "oversized body": case("POST", CHAT, raw=b'{"messages": "' + b"x" * 70_000 + b'"}', headers=JSON, expect=413),
+    "oversized body": case(
+        "POST", CHAT, raw=b'{"messages": "' + b"x" * 70_000 + b'"}', headers=JSON, expect=413
+    ),
     "oversized message": case("POST", REPLY, json={"domain": "telecom", "message": "x" * 5000}, says="limit"),
-    "oversized history": case("POST", REPLY, json={"domain": "telecom", "message": "hi",
-                                                   "history": [{"role": "user", "content": "x"}] * 60},
-                              says="history"),
+    "oversized history": case(
+        "POST",
+        REPLY,
+        json={"domain": "telecom", "message": "hi", "history": [{"role": "user", "content": "x"}] * 60},
+        says="history",
+    ),
     "too many chat messages": case("POST", CHAT, json={"messages": OK_MSG * 300}, says="messages"),
-    "too many context keys": case("POST", REPLY, json={"domain": "telecom", "message": "hi",
-                                                       "context": {f"k{i}": i for i in range(30)}}),
+    "too many context keys": case(
+        "POST", REPLY, json={"domain": "telecom", "message": "hi", "context": {f"k{i}": i for i in range(30)}}
+    ),
     "bad timeout header": case("POST", CHAT, json={"messages": OK_MSG}, headers={"x-csreply-timeout": "nan"}),
-    "unknown variant": case("POST", REPLY, json={"domain": "telecom", "message": "How much data do I have left?"},
-                            headers={"x-csreply-variant": "nope"}, says="variant"),
+    "unknown variant": case(
+        "POST",
+        REPLY,
+        json={"domain": "telecom", "message": "How much data do I have left?"},
+        headers={"x-csreply-variant": "nope"},
+        says="variant",
+    ),
     # content types
-    "form encoded": case("POST", CHAT, raw=b"messages=hi", headers={"content-type": "application/x-www-form-urlencoded"}),
+    "form encoded": case(
+        "POST", CHAT, raw=b"messages=hi", headers={"content-type": "application/x-www-form-urlencoded"}
+    ),
     "text plain": case("POST", REPLY, raw=b"hello", headers={"content-type": "text/plain"}),
-    "multipart": case("POST", CHAT, raw=b"--x\r\n\r\n--x--", headers={"content-type": "multipart/form-data; boundary=x"}),
+    "multipart": case(
+        "POST", CHAT, raw=b"--x\r\n\r\n--x--", headers={"content-type": "multipart/form-data; boundary=x"}
+    ),
     # methods and paths
     "GET chat": case("GET", CHAT, expect=405),
     "PUT reply": case("PUT", REPLY, expect=405),
@@ -127,9 +191,12 @@ CASES = {
 
 @pytest.fixture
 async def client(tmp_path) -> AsyncIterator[httpx.AsyncClient]:
-    settings = Settings(cache_dir=tmp_path, server=ServerSettings(max_body_bytes=65_536),
-                        generator=GeneratorSettings(max_concurrent_requests=8, warmup=False),
-                        admission=AdmissionSettings(max_queue=8))
+    settings = Settings(
+        cache_dir=tmp_path,
+        server=ServerSettings(max_body_bytes=65_536),
+        generator=GeneratorSettings(max_concurrent_requests=8, warmup=False),
+        admission=AdmissionSettings(max_queue=8),
+    )
     app = create_app(settings, generator=FastTestEngine())
     async with LifespanManager(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:

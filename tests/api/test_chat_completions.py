@@ -39,7 +39,9 @@ async def test_stream_sends_role_content_finish_then_done(client: httpx.AsyncCli
     assert len({e["id"] for e in events}) == 1
 
 
-async def test_include_usage_sends_one_usage_chunk_with_empty_choices_before_done(client: httpx.AsyncClient) -> None:
+async def test_include_usage_sends_one_usage_chunk_with_empty_choices_before_done(
+    client: httpx.AsyncClient,
+) -> None:
     response = await client.post(URL, json=body(stream=True, stream_options={"include_usage": True}))
     events, done = sse_json(response.text)
     assert done
@@ -62,7 +64,9 @@ async def test_non_streaming_reply_matches_streamed_text(client: httpx.AsyncClie
 async def test_n_choices_each_get_their_own_stream_and_seed(
     client: httpx.AsyncClient, fake_generator: ScriptedFakeGenerator
 ) -> None:
-    response = await client.post(URL, json=body(n=3, seed=10, stream=True, stream_options={"include_usage": True}))
+    response = await client.post(
+        URL, json=body(n=3, seed=10, stream=True, stream_options={"include_usage": True})
+    )
     events, done = sse_json(response.text)
     assert done
     finishes = [e for e in events if e["choices"] and e["choices"][0]["finish_reason"]]
@@ -77,7 +81,11 @@ async def test_sampling_parameters_reach_the_engine(
     await client.post(URL, json=body(temperature=0.3, top_p=0.8, stop=["END"], max_tokens=9, seed=4))
     request = fake_generator.requests[-1]
     assert (request.temperature, request.top_p, request.stop, request.max_new_tokens, request.seed) == (
-        0.3, 0.8, ("END",), 9, 4,
+        0.3,
+        0.8,
+        ("END",),
+        9,
+        4,
     )
 
 
@@ -126,7 +134,9 @@ async def test_oversized_body_gets_413(client: httpx.AsyncClient) -> None:
     assert "limit" in response.json()["error"]["message"]
 
 
-async def test_error_before_first_token_is_an_http_error(fake_generator: ScriptedFakeGenerator, client) -> None:
+async def test_error_before_first_token_is_an_http_error(
+    fake_generator: ScriptedFakeGenerator, client
+) -> None:
     def fail(request: GenerationRequest) -> list:
         return [GenerationFailed("engine exploded")]
 
@@ -177,8 +187,9 @@ async def test_closing_the_stream_aborts_every_engine_request(fake_generator, cl
 
     params = to_params(ChatCompletionRequest.model_validate(body(n=2)))
     events = await runtime.completions.open(params)
-    frames = terminated(stream_frames(events, params.request_id, 0, "fake-model", 2, False), events.aclose,
-                        trailer=DONE)
+    frames = terminated(
+        stream_frames(events, params.request_id, 0, "fake-model", 2, False), events.aclose, trailer=DONE
+    )
     await anext(frames)
     await anext(frames)
     await frames.aclose()  # what sse-starlette does when the client goes away
@@ -187,7 +198,9 @@ async def test_closing_the_stream_aborts_every_engine_request(fake_generator, cl
     assert runtime.admission.in_flight == 0
 
 
-async def test_health_ready_and_models(client: httpx.AsyncClient, fake_generator: ScriptedFakeGenerator) -> None:
+async def test_health_ready_and_models(
+    client: httpx.AsyncClient, fake_generator: ScriptedFakeGenerator
+) -> None:
     assert (await client.get("/health")).json() == {"status": "ok"}
     ready = await client.get("/ready")
     assert ready.status_code == 200
@@ -214,7 +227,9 @@ async def test_stream_frames_handle_an_event_source_directly() -> None:
     async def nothing() -> None:
         return None
 
-    frames = [f async for f in terminated(stream_frames(events(), "id", 0, "m", 1, True), nothing, trailer=DONE)]
+    frames = [
+        f async for f in terminated(stream_frames(events(), "id", 0, "m", 1, True), nothing, trailer=DONE)
+    ]
     assert frames[-1] == b"data: [DONE]\n\n"
     events_out, done = sse_json(b"".join(frames).decode())
     assert done
@@ -224,7 +239,9 @@ async def test_stream_frames_handle_an_event_source_directly() -> None:
     assert events_out[1]["choices"][0]["delta"] == {"content": "你好"}
 
 
-async def test_a_stream_closed_before_its_first_frame_still_aborts_and_frees_its_slot(fake_generator, client) -> None:
+async def test_a_stream_closed_before_its_first_frame_still_aborts_and_frees_its_slot(
+    fake_generator, client
+) -> None:
     fake_generator.gate = asyncio.Event()
     runtime = client._transport.app.state.services  # type: ignore[attr-defined]
     from serve.api.openai import to_params
@@ -239,25 +256,34 @@ async def test_a_stream_closed_before_its_first_frame_still_aborts_and_frees_its
 
 
 async def test_continue_final_message_hands_the_assistant_text_to_the_engine_as_a_prefix(
-        client: httpx.AsyncClient, fake_generator: ScriptedFakeGenerator) -> None:
+    client: httpx.AsyncClient, fake_generator: ScriptedFakeGenerator
+) -> None:
     """vLLM's extension, which the openai pool backend uses with `prefill: true`: the last assistant message
     is the start of the reply; the engine continues it and the stream carries only what follows."""
     lead = "Your order A1 shows as shipped."
-    messages = [{"role": "user", "content": "where is my parcel today"}, {"role": "assistant", "content": lead}]
-    response = await client.post(URL, json={"messages": messages, "continue_final_message": True,
-                                            "add_generation_prompt": False})
+    messages = [
+        {"role": "user", "content": "where is my parcel today"},
+        {"role": "assistant", "content": lead},
+    ]
+    response = await client.post(
+        URL, json={"messages": messages, "continue_final_message": True, "add_generation_prompt": False}
+    )
     assert response.status_code == 200, response.text
     sent = fake_generator.requests[-1]
     assert sent.prefix == lead and [m.role for m in sent.messages] == ["user"]
     assert lead not in response.json()["choices"][0]["message"]["content"]
 
 
-@pytest.mark.parametrize("extra,expected", [
-    ({"continue_final_message": True}, "add_generation_prompt false"),
-    ({"continue_final_message": True, "add_generation_prompt": False}, "ends with an assistant message"),
-    ({"add_generation_prompt": False}, "only supported with continue_final_message"),
-])
-async def test_continue_final_message_misuse_is_a_400_that_says_why(client: httpx.AsyncClient, extra: dict,
-                                                                   expected: str) -> None:
+@pytest.mark.parametrize(
+    "extra,expected",
+    [
+        ({"continue_final_message": True}, "add_generation_prompt false"),
+        ({"continue_final_message": True, "add_generation_prompt": False}, "ends with an assistant message"),
+        ({"add_generation_prompt": False}, "only supported with continue_final_message"),
+    ],
+)
+async def test_continue_final_message_misuse_is_a_400_that_says_why(
+    client: httpx.AsyncClient, extra: dict, expected: str
+) -> None:
     response = await client.post(URL, json=body(**extra))
     assert response.status_code == 400 and expected in response.text, response.text

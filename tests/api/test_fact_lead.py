@@ -20,16 +20,21 @@ from tests.fakes import ScriptedFakeGenerator
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/eval/replies_llm.jsonl"
-USAGE = {"domain": "telecom", "message": "how much data have i got left this month?",
-         "context": {"plan": "Flex 5GB", "data_left": "1.4 GB"}}
+USAGE = {
+    "domain": "telecom",
+    "message": "how much data have i got left this month?",
+    "context": {"plan": "Flex 5GB", "data_left": "1.4 GB"},
+}
 LEAD = "You're on the Flex 5GB plan and have 1.4 GB of data left this month."
 MORE = "You can add a data pack in the app under My plan > Add-ons."
 
 
 def words(text: str, reason: str = "stop") -> list[GenerationChunk]:
     parts = text.split(" ")
-    return [*(GenerationChunk(w + " ") for w in parts[:-1]),
-            GenerationChunk(parts[-1], reason, prompt_tokens=40, completion_tokens=len(parts))]
+    return [
+        *(GenerationChunk(w + " ") for w in parts[:-1]),
+        GenerationChunk(parts[-1], reason, prompt_tokens=40, completion_tokens=len(parts)),
+    ]
 
 
 def continues(request: GenerationRequest) -> list[GenerationChunk]:
@@ -44,9 +49,12 @@ def repeats_the_lead(request: GenerationRequest) -> list[GenerationChunk]:
     return words(" " + MORE + " " + LEAD + " Anything else?")
 
 
-async def client_for(tmp_path: Path, engine: ScriptedFakeGenerator, **reply: object) -> AsyncIterator[httpx.AsyncClient]:
-    async for c in open_client(make_settings(tmp_path, reply=ReplySettings(**{"reply_bank": False, **reply})),
-                               engine):
+async def client_for(
+    tmp_path: Path, engine: ScriptedFakeGenerator, **reply: object
+) -> AsyncIterator[httpx.AsyncClient]:
+    async for c in open_client(
+        make_settings(tmp_path, reply=ReplySettings(**{"reply_bank": False, **reply})), engine
+    ):
         yield c
 
 
@@ -58,7 +66,9 @@ async def reply(client: httpx.AsyncClient, body: dict) -> tuple[list[str], dict]
 
 
 @pytest.mark.parametrize("script", [continues, instructed])
-async def test_the_reply_opens_with_the_facts_and_the_engine_continues_after_them(tmp_path: Path, script) -> None:
+async def test_the_reply_opens_with_the_facts_and_the_engine_continues_after_them(
+    tmp_path: Path, script
+) -> None:
     engine = ScriptedFakeGenerator(script=script)
     async for client in client_for(tmp_path, engine):
         deltas, done = await reply(client, USAGE)
@@ -120,10 +130,18 @@ async def test_a_follow_up_does_not_hear_the_same_facts_again(tmp_path: Path) ->
     engine = ScriptedFakeGenerator(script=instructed)
     async for client in client_for(tmp_path, engine):
         first, _ = await reply(client, {**USAGE, "session_id": "lead-once"})
-        again, _ = await reply(client, {**USAGE, "session_id": "lead-once", "message": "and how much data is that?"})
+        again, _ = await reply(
+            client, {**USAGE, "session_id": "lead-once", "message": "and how much data is that?"}
+        )
         assert first[0] == LEAD and "".join(again) == MORE  # the session's earlier reply already said it
         assert engine.requests[-1].prefix == ""
-        other, _ = await reply(client, {**USAGE, "session_id": "lead-once",
-                                        "context": {"plan": "Flex 5GB", "data_left": "0.9 GB"},
-                                        "message": "how much data have i got left now?"})
+        other, _ = await reply(
+            client,
+            {
+                **USAGE,
+                "session_id": "lead-once",
+                "context": {"plan": "Flex 5GB", "data_left": "0.9 GB"},
+                "message": "how much data have i got left now?",
+            },
+        )
         assert other[0].startswith("You're on the Flex 5GB plan and have 0.9 GB")  # new facts: said again

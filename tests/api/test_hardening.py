@@ -30,13 +30,18 @@ GPU_ONLY = {"csreply_gpu_utilization_perc", "csreply_gpu_memory_used_bytes", "cs
 
 
 def make_settings(tmp_path, **server: object) -> Settings:
-    return Settings(cache_dir=tmp_path, generator=GeneratorSettings(max_concurrent_requests=4, warmup=False),
-                    admission=AdmissionSettings(max_queue=2, max_queue_wait_s=5),
-                    server=ServerSettings(**server), **GENERATED_ONLY)  # type: ignore[arg-type]
+    return Settings(
+        cache_dir=tmp_path,
+        generator=GeneratorSettings(max_concurrent_requests=4, warmup=False),
+        admission=AdmissionSettings(max_queue=2, max_queue_wait_s=5),
+        server=ServerSettings(**server),
+        **GENERATED_ONLY,
+    )  # type: ignore[arg-type]
 
 
-async def open_client(settings: Settings, engine: object | None = None, router: object | None = None
-                      ) -> AsyncIterator[tuple[httpx.AsyncClient, FastTestEngine]]:
+async def open_client(
+    settings: Settings, engine: object | None = None, router: object | None = None
+) -> AsyncIterator[tuple[httpx.AsyncClient, FastTestEngine]]:
     engine = engine or FastTestEngine()
     app = create_app(settings, generator=engine, router=router)  # type: ignore[arg-type]
     async with LifespanManager(app):
@@ -57,7 +62,9 @@ def chat(text: str = "hello there", **extra: object) -> dict[str, object]:
 def exported_names(text: str) -> set[str]:
     names = set()
     for family in text_string_to_metric_families(text):
-        suffixes = {"histogram": ("_bucket", "_sum", "_count"), "counter": ("_total",)}.get(family.type, ("",))
+        suffixes = {"histogram": ("_bucket", "_sum", "_count"), "counter": ("_total",)}.get(
+            family.type, ("",)
+        )
         names |= {family.name, *(family.name + s for s in suffixes)}
         names |= {s.name for s in family.samples}
     return names
@@ -81,9 +88,16 @@ async def test_metrics_after_traffic_move_and_match_the_docs_dashboard_and_alert
                     return s.value
         return 0.0
 
-    for histogram, count in (("csreply_time_to_first_token_seconds", 3), ("csreply_e2e_request_latency_seconds", 3),
-                             ("csreply_inter_token_latency_seconds", 3 * 11)):  # 12 text chunks: 11 gaps
-        assert sample(f"{histogram}_count", text, endpoint="chat") == count > sample(f"{histogram}_count", before)
+    for histogram, count in (
+        ("csreply_time_to_first_token_seconds", 3),
+        ("csreply_e2e_request_latency_seconds", 3),
+        ("csreply_inter_token_latency_seconds", 3 * 11),
+    ):  # 12 text chunks: 11 gaps
+        assert (
+            sample(f"{histogram}_count", text, endpoint="chat")
+            == count
+            > sample(f"{histogram}_count", before)
+        )
         assert sample(f"{histogram}_sum", text, endpoint="chat") > 0
     assert sample("csreply_router_latency_seconds_count", text) >= 1
     assert sample("csreply_requests_total", text, endpoint="chat", status="ok") == 3
@@ -93,8 +107,11 @@ async def test_metrics_after_traffic_move_and_match_the_docs_dashboard_and_alert
     exported = exported_names(text)
     documented = set(re.findall(r"^\| `(csreply_[a-z0-9_]+)`", (DOCS / "metrics.md").read_text(), re.M))
     assert documented - GPU_ONLY <= exported, documented - exported
-    exported_bases = {n for n in exported if not n.endswith(("_bucket", "_sum", "_count", "_created"))
-                      and n + "_total" not in exported}
+    exported_bases = {
+        n
+        for n in exported
+        if not n.endswith(("_bucket", "_sum", "_count", "_created")) and n + "_total" not in exported
+    }
     assert exported_bases <= documented, exported_bases - documented
 
     dashboard = json.loads((DOCS / "monitoring/grafana-dashboard.json").read_text())
@@ -118,8 +135,12 @@ async def test_two_apps_in_one_process_keep_separate_registries(tmp_path) -> Non
 # ------------------------------------------------------------------------------ admission and deadlines
 async def test_queue_is_fifo_then_429_with_retry_after(fast) -> None:
     client, engine = fast
-    streams = [asyncio.create_task(client.post(CHAT, json=chat("[[hang]]", stream=True),
-                                               headers={"x-csreply-timeout": "2"})) for _ in range(4)]
+    streams = [
+        asyncio.create_task(
+            client.post(CHAT, json=chat("[[hang]]", stream=True), headers={"x-csreply-timeout": "2"})
+        )
+        for _ in range(4)
+    ]
     while len(engine.running) < 4:
         await asyncio.sleep(0.01)
     queued = [asyncio.create_task(client.post(CHAT, json=chat("q"))) for _ in range(2)]
@@ -151,7 +172,9 @@ async def test_reply_deadline_ends_with_a_done_event_saying_timeout(tmp_path) ->
         name, labels = "stub-router", ("billing_inquiry",)
 
         async def classify(self, texts, top_k=5):
-            return [IntentResult("billing_inquiry", 0.99, (), False, None, "stub-router", "en") for _ in texts]
+            return [
+                IntentResult("billing_inquiry", 0.99, (), False, None, "stub-router", "en") for _ in texts
+            ]
 
         async def check_health(self) -> None:
             return None
@@ -160,8 +183,11 @@ async def test_reply_deadline_ends_with_a_done_event_saying_timeout(tmp_path) ->
             return None
 
     async for client, engine in open_client(make_settings(tmp_path), router=LlmRouter()):
-        r = await client.post("/v1/reply", json={"domain": "telecom", "message": "[[hang]] my bill is wrong"},
-                              headers={"x-csreply-timeout": "0.3"})
+        r = await client.post(
+            "/v1/reply",
+            json={"domain": "telecom", "message": "[[hang]] my bill is wrong"},
+            headers={"x-csreply-timeout": "0.3"},
+        )
         events, _ = sse_json(r.text)
         assert events[0]["route"] == "llm"
         assert events[-1]["finish_reason"] == "timeout"
@@ -187,8 +213,10 @@ async def test_api_keys_guard_everything_but_the_public_paths(tmp_path) -> None:
 
 async def test_cors_preflight_is_answered_for_allowed_origins_only(tmp_path) -> None:
     settings = make_settings(tmp_path, cors_origins=["https://shop.example"], api_keys=["k"])
-    preflight = {"access-control-request-method": "POST",
-                 "access-control-request-headers": "authorization, content-type"}
+    preflight = {
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type",
+    }
     async for client, _ in open_client(settings):
         ok = await client.options(CHAT, headers={"origin": "https://shop.example", **preflight})
         assert ok.status_code == 200
@@ -202,6 +230,7 @@ async def test_cors_preflight_is_answered_for_allowed_origins_only(tmp_path) -> 
 
 async def test_body_limit_applies_without_content_length_too(tmp_path) -> None:
     async for client, _ in open_client(make_settings(tmp_path, max_body_bytes=2048)):
+
         async def chunks():
             for _ in range(10):
                 yield b" " * 1000
@@ -224,16 +253,27 @@ class FormattingHandler(logging.Handler):
 
 async def test_logs_of_a_pii_conversation_contain_none_of_it(fast) -> None:
     client, _ = fast
-    pii = ["13800138000", "+86 139-1234-5678", "li.wei@example.com", "11010519491231002X", "6222021234567890123",
-           "4111 1111 1111 1111", "(555) 123-4567"]
+    pii = [
+        "13800138000",
+        "+86 139-1234-5678",
+        "li.wei@example.com",
+        "11010519491231002X",
+        "6222021234567890123",
+        "4111 1111 1111 1111",
+        "(555) 123-4567",
+    ]
     secret_sentence = "my cat Mochi likes the blue sofa"
     handler = FormattingHandler()
     root = logging.getLogger()
     old_level = root.level
     root.addHandler(handler)
     root.setLevel(logging.DEBUG)
-    messages = [f"我的手机号{pii[0]}，{secret_sentence}", f"call me on {pii[1]} or mail {pii[2]}",
-                f"身份证{pii[3]}，卡号{pii[4]}", f"card {pii[5]}, office {pii[6]}"]
+    messages = [
+        f"我的手机号{pii[0]}，{secret_sentence}",
+        f"call me on {pii[1]} or mail {pii[2]}",
+        f"身份证{pii[3]}，卡号{pii[4]}",
+        f"card {pii[5]}, office {pii[6]}",
+    ]
     for text in messages:
         await client.post(CHAT, json=chat(text, stream=True))
         await client.post("/v1/reply", json={"domain": "ecommerce", "message": text, "stream": False})
@@ -253,32 +293,49 @@ async def test_logs_of_a_pii_conversation_contain_none_of_it(fast) -> None:
 # --------------------------------------------------------------------------------------------- edges
 async def test_unsupported_openai_fields_are_400s_naming_them(fast) -> None:
     client, _ = fast
-    for field, value in [("tools", [{"type": "function", "function": {"name": "f"}}]), ("logprobs", True),
-                         ("response_format", {"type": "json_object"}), ("tool_choice", "auto"),
-                         ("top_logprobs", 2), ("functions", [{"name": "f"}]), ("logit_bias", {"50256": -100})]:
+    for field, value in [
+        ("tools", [{"type": "function", "function": {"name": "f"}}]),
+        ("logprobs", True),
+        ("response_format", {"type": "json_object"}),
+        ("tool_choice", "auto"),
+        ("top_logprobs", 2),
+        ("functions", [{"name": "f"}]),
+        ("logit_bias", {"50256": -100}),
+    ]:
         r = await client.post(CHAT, json=chat(**{field: value}))
         assert r.status_code == 400, field
         assert field in r.json()["error"]["message"]
     both = await client.post(CHAT, json=chat(tools=[{"type": "function"}], logprobs=True))
     assert "logprobs, tools" in both.json()["error"]["message"]
-    harmless = await client.post(CHAT, json=chat(user="u-1", metadata={"k": "v"}, logprobs=False,
-                                                 response_format={"type": "text"}, presence_penalty=0))
+    harmless = await client.post(
+        CHAT,
+        json=chat(
+            user="u-1",
+            metadata={"k": "v"},
+            logprobs=False,
+            response_format={"type": "text"},
+            presence_penalty=0,
+        ),
+    )
     assert harmless.status_code == 200
     fixed = await client.post(CHAT, json=chat(ignore_eos=True))  # the benchmark extension is implemented
     assert fixed.status_code == 200
 
 
 async def test_message_limit_is_the_configured_one_for_both_endpoints(tmp_path) -> None:
-    settings = make_settings(tmp_path).model_copy(update={"reply": make_settings(tmp_path).reply.model_copy(
-        update={"max_message_chars": 50})})
+    settings = make_settings(tmp_path).model_copy(
+        update={"reply": make_settings(tmp_path).reply.model_copy(update={"max_message_chars": 50})}
+    )
     async for client, _ in open_client(settings):
         long = "x" * 51
         r = await client.post(CHAT, json=chat(long))
         assert r.status_code == 400 and r.json()["error"]["param"] == "messages[0].content"
         r = await client.post("/v1/reply", json={"domain": "telecom", "message": long})
         assert r.status_code == 400 and r.json()["error"]["param"] == "message"
-        r = await client.post("/v1/reply", json={"domain": "telecom", "message": "hi",
-                                                 "history": [{"role": "user", "content": long}]})
+        r = await client.post(
+            "/v1/reply",
+            json={"domain": "telecom", "message": "hi", "history": [{"role": "user", "content": long}]},
+        )
         assert r.status_code == 400 and r.json()["error"]["param"] == "history[0].content"
         assert (await client.post(CHAT, json=chat("x" * 50))).status_code == 200
 

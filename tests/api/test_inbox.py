@@ -20,19 +20,26 @@ from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 UNSURE = ["about the thing, 11010519491231002X", "and also li.wei@example.com"]
 HUMAN = "I want to talk to a real person, call me on +86 138 1234 5678"
-ANSWERS = {UNSURE[0]: ("order_tracking", 0.3), UNSURE[1]: ("out_of_scope", 0.4), HUMAN: ("contact_human", 0.99)}
+ANSWERS = {
+    UNSURE[0]: ("order_tracking", 0.3),
+    UNSURE[1]: ("out_of_scope", 0.4),
+    HUMAN: ("contact_human", 0.99),
+}
 
 
 async def open_client(settings, generator):
     app = create_app(settings, generator=generator, router=ScriptedTestRouter(ANSWERS))
     async with LifespanManager(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://test"
+        ) as client:
             yield client
 
 
 async def send(client, message: str, session: str) -> dict:
-    response = await client.post("/v1/reply", json={"domain": "telecom", "message": message, "session_id": session,
-                                                    "stream": False})
+    response = await client.post(
+        "/v1/reply", json={"domain": "telecom", "message": message, "session_id": session, "stream": False}
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -52,8 +59,11 @@ async def test_redis_backend_receives_the_conversation_redacted_and_capped(tmp_p
     import redis
 
     key = f"csreply:test:inbox:{uuid.uuid4().hex}"
-    settings = make_settings(tmp_path, sessions=SessionSettings(backend="redis", redis_url=REDIS_URL),
-                             feedback_inbox=FeedbackInboxSettings(enabled=True, backend="redis", key=key, max_rows=2))
+    settings = make_settings(
+        tmp_path,
+        sessions=SessionSettings(backend="redis", redis_url=REDIS_URL),
+        feedback_inbox=FeedbackInboxSettings(enabled=True, backend="redis", key=key, max_rows=2),
+    )
     assert settings.inbox_redis_url == REDIS_URL  # the sessions' Redis, as none is given for the inbox
     messages = [*UNSURE, HUMAN]
     async for client in open_client(settings, ScriptedFakeGenerator(script=fixed_reply)):
@@ -66,7 +76,9 @@ async def test_redis_backend_receives_the_conversation_redacted_and_capped(tmp_p
         client_.delete(key)
         client_.close()
     assert [(r["reason"], r["handoff_reason"]) for r in stored] == [
-        ("handoff", "repeated_uncertain_intent"), ("handoff", "customer_requested_human")]  # capped at the newest 2
+        ("handoff", "repeated_uncertain_intent"),
+        ("handoff", "customer_requested_human"),
+    ]  # capped at the newest 2
     raw = json.dumps(stored, ensure_ascii=False)
     assert "li.wei" not in raw and "138 1234 5678" not in raw and "<email>" in raw and "<phone>" in raw
     assert f"s-{key}" not in raw  # the session id is stored as a hash only

@@ -22,8 +22,11 @@ URL = "/v1/intent"
 
 
 def router_settings(tmp_path: Path, **router: object) -> Settings:
-    return Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False),
-                    router=RouterSettings(router_dir=default_router_dir(), **router))
+    return Settings(
+        cache_dir=tmp_path,
+        generator=GeneratorSettings(warmup=False),
+        router=RouterSettings(router_dir=default_router_dir(), **router),
+    )
 
 
 @pytest.fixture
@@ -36,18 +39,26 @@ async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.mark.parametrize(
     ("text", "label"),
-    [("I want to check how much data I have left", "balance_usage_inquiry"),
-     ("我的快递到哪了？三天了还没动", "order_tracking"),
-     ("转人工", "contact_human")],
+    [
+        ("I want to check how much data I have left", "balance_usage_inquiry"),
+        ("我的快递到哪了？三天了还没动", "order_tracking"),
+        ("转人工", "contact_human"),
+    ],
 )
-async def test_single_text_gets_label_confidence_ranking_backend_latency(client, text: str, label: str) -> None:
+async def test_single_text_gets_label_confidence_ranking_backend_latency(
+    client, text: str, label: str
+) -> None:
     response = await client.post(URL, json={"text": text, "top_k": 3})
     assert response.status_code == 200, response.text
     data = response.json()
     assert data["label"] == label
     assert 0 < data["confidence"] <= 1 and len(data["ranking"]) == 3
     assert data["ranking"][0] == {"label": label, "confidence": data["confidence"]}
-    assert data["ranking"][0]["confidence"] >= data["ranking"][1]["confidence"] >= data["ranking"][2]["confidence"]
+    assert (
+        data["ranking"][0]["confidence"]
+        >= data["ranking"][1]["confidence"]
+        >= data["ranking"][2]["confidence"]
+    )
     assert data["backend"].startswith("onnx-") and data["latency_ms"] > 0
     assert data["lang"] == ("zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en")
     assert data["truncated"] is False
@@ -77,10 +88,18 @@ async def test_binary_garbage_gets_a_defined_result(client: httpx.AsyncClient) -
 
 @pytest.mark.parametrize(
     ("payload", "param"),
-    [({"text": ""}, "text"), ({"text": "   \n"}, "text"), ({"texts": []}, "texts"),
-     ({"texts": ["ok", ""]}, "texts[1]"), ({"text": 42}, "text"), ({"texts": "abc"}, "texts"),
-     ({"text": "a", "texts": ["b"]}, None), ({}, None), ({"text": "a", "top_k": 0}, "top_k"),
-     ({"text": "a", "verbose": True}, "verbose")],
+    [
+        ({"text": ""}, "text"),
+        ({"text": "   \n"}, "text"),
+        ({"texts": []}, "texts"),
+        ({"texts": ["ok", ""]}, "texts[1]"),
+        ({"text": 42}, "text"),
+        ({"texts": "abc"}, "texts"),
+        ({"text": "a", "texts": ["b"]}, None),
+        ({}, None),
+        ({"text": "a", "top_k": 0}, "top_k"),
+        ({"text": "a", "verbose": True}, "verbose"),
+    ],
 )
 async def test_bad_input_is_a_400_naming_the_field(client, payload: dict, param: str | None) -> None:
     response = await client.post(URL, json=payload)
@@ -89,7 +108,9 @@ async def test_bad_input_is_a_400_naming_the_field(client, payload: dict, param:
 
 
 async def test_non_utf8_body_is_a_400(client: httpx.AsyncClient) -> None:
-    response = await client.post(URL, content=b'{"text": "\xff\xfe"}', headers={"content-type": "application/json"})
+    response = await client.post(
+        URL, content=b'{"text": "\xff\xfe"}', headers={"content-type": "application/json"}
+    )
     assert response.status_code == 400
 
 

@@ -16,8 +16,11 @@ SHOP = "https://shop.example.com"
 
 
 def client_for(tmp_path: Path, cors_origins: list[str]) -> httpx.AsyncClient:
-    settings = Settings(cache_dir=tmp_path, server=ServerSettings(cors_origins=cors_origins),
-                        generator=GeneratorSettings(warmup=False))
+    settings = Settings(
+        cache_dir=tmp_path,
+        server=ServerSettings(cors_origins=cors_origins),
+        generator=GeneratorSettings(warmup=False),
+    )
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(settings)), base_url="http://test")
 
 
@@ -40,8 +43,9 @@ async def test_static_files_are_served_from_the_package(tmp_path: Path, name: st
 
 async def test_no_cors_headers_by_default(tmp_path: Path) -> None:
     async with client_for(tmp_path, []) as client:
-        response = await client.options("/v1/reply",
-                                        headers={"Origin": SHOP, "Access-Control-Request-Method": "POST"})
+        response = await client.options(
+            "/v1/reply", headers={"Origin": SHOP, "Access-Control-Request-Method": "POST"}
+        )
         simple = await client.get("/health", headers={"Origin": SHOP})
     assert "access-control-allow-origin" not in response.headers
     assert "access-control-allow-origin" not in simple.headers
@@ -49,11 +53,18 @@ async def test_no_cors_headers_by_default(tmp_path: Path) -> None:
 
 async def test_configured_origin_gets_preflight_and_exposed_headers(tmp_path: Path) -> None:
     async with client_for(tmp_path, [SHOP]) as client:
-        preflight = await client.options("/v1/reply", headers={
-            "Origin": SHOP, "Access-Control-Request-Method": "POST",
-            "Access-Control-Request-Headers": "content-type, authorization"})
-        other = await client.options("/v1/reply", headers={
-            "Origin": "https://evil.example.com", "Access-Control-Request-Method": "POST"})
+        preflight = await client.options(
+            "/v1/reply",
+            headers={
+                "Origin": SHOP,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-type, authorization",
+            },
+        )
+        other = await client.options(
+            "/v1/reply",
+            headers={"Origin": "https://evil.example.com", "Access-Control-Request-Method": "POST"},
+        )
         simple = await client.get("/health", headers={"Origin": SHOP})
     assert preflight.status_code == 200
     assert preflight.headers["access-control-allow-origin"] == SHOP

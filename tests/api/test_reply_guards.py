@@ -38,9 +38,12 @@ def truncated(request: GenerationRequest) -> list[GenerationChunk]:
     return words(GOOD + " Roaming charges depend on the coun", "length")
 
 
-async def client_for(tmp_path: Path, engine: ScriptedFakeGenerator, **reply: object) -> AsyncIterator[httpx.AsyncClient]:
-    async for c in open_client(make_settings(tmp_path, reply=ReplySettings(**{"reply_bank": False, **reply})),
-                               engine):
+async def client_for(
+    tmp_path: Path, engine: ScriptedFakeGenerator, **reply: object
+) -> AsyncIterator[httpx.AsyncClient]:
+    async for c in open_client(
+        make_settings(tmp_path, reply=ReplySettings(**{"reply_bank": False, **reply})), engine
+    ):
         yield c
 
 
@@ -52,7 +55,9 @@ async def reply(client: httpx.AsyncClient, **extra: object) -> tuple[str, dict]:
 
 
 @pytest.mark.parametrize("script", [looping])
-async def test_a_looping_reply_ends_before_the_repeat_and_the_engine_is_stopped(tmp_path: Path, script) -> None:
+async def test_a_looping_reply_ends_before_the_repeat_and_the_engine_is_stopped(
+    tmp_path: Path, script
+) -> None:
     engine = ScriptedFakeGenerator(script=script)
     async for client in client_for(tmp_path, engine):
         text, done = await reply(client)

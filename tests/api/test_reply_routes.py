@@ -23,22 +23,39 @@ COURIER_Q = "hey which courier do you send parcels with?"
 
 
 def settings_for(tmp_path: Path, knowledge: KnowledgeSettings | None = None, **reply: object) -> Settings:
-    return Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False), reply=ReplySettings(**reply),
-                    knowledge=knowledge or KnowledgeSettings())
+    return Settings(
+        cache_dir=tmp_path,
+        generator=GeneratorSettings(warmup=False),
+        reply=ReplySettings(**reply),
+        knowledge=knowledge or KnowledgeSettings(),
+    )
 
 
-async def client_with(tmp_path: Path, answers: dict[str, tuple[str, float]], engine: ScriptedFakeGenerator | None = None,
-                      knowledge: KnowledgeSettings | None = None, **reply: object
-                      ) -> AsyncIterator[tuple[httpx.AsyncClient, ScriptedFakeGenerator]]:
+async def client_with(
+    tmp_path: Path,
+    answers: dict[str, tuple[str, float]],
+    engine: ScriptedFakeGenerator | None = None,
+    knowledge: KnowledgeSettings | None = None,
+    **reply: object,
+) -> AsyncIterator[tuple[httpx.AsyncClient, ScriptedFakeGenerator]]:
     engine = engine or ScriptedFakeGenerator(script=fixed_reply)
-    app = create_app(settings_for(tmp_path, knowledge, **reply), generator=engine, router=ScriptedTestRouter(answers))
+    app = create_app(
+        settings_for(tmp_path, knowledge, **reply), generator=engine, router=ScriptedTestRouter(answers)
+    )
     async with LifespanManager(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://test"
+        ) as client:
             yield client, engine
 
 
-async def turn(client: httpx.AsyncClient, message: str, session: str | None = None, domain: str = "ecommerce",
-               **extra: object) -> dict:
+async def turn(
+    client: httpx.AsyncClient,
+    message: str,
+    session: str | None = None,
+    domain: str = "ecommerce",
+    **extra: object,
+) -> dict:
     body = {"domain": domain, "message": message, "stream": False, **extra}
     if session:
         body["session_id"] = session
@@ -52,10 +69,12 @@ def chinese(text: str) -> bool:
 
 
 # --------------------------------------------------------------------------- conversation acts
-@pytest.mark.parametrize("ack,lang", [("ok", "en"), ("thanks!", "en"), ("嗯", "zh"), ("好的", "zh"), ("对的", "zh"),
-                                      ("👍", "en")])
-async def test_an_acknowledgement_keeps_the_topic_in_the_conversations_language(tmp_path: Path, ack: str,
-                                                                               lang: str) -> None:
+@pytest.mark.parametrize(
+    "ack,lang", [("ok", "en"), ("thanks!", "en"), ("嗯", "zh"), ("好的", "zh"), ("对的", "zh"), ("👍", "en")]
+)
+async def test_an_acknowledgement_keeps_the_topic_in_the_conversations_language(
+    tmp_path: Path, ack: str, lang: str
+) -> None:
     first = "my parcel is a week late" if lang == "en" else "我的快递一个星期了还没到"
     answers = {first: ("delivery_problem", 0.98), ack: ("greeting_chitchat", 0.97)}
     async for client, _ in client_with(tmp_path, answers):
@@ -73,8 +92,10 @@ async def test_an_acknowledgement_keeps_the_topic_in_the_conversations_language(
 
 async def test_ok_after_we_asked_for_a_detail_says_take_your_time(tmp_path: Path) -> None:
     async for client, _ in client_with(tmp_path, {"ok": ("greeting_chitchat", 0.9)}):
-        history = [{"role": "user", "content": "only half my order came"},
-                   {"role": "assistant", "content": "Could you send me the order number?"}]
+        history = [
+            {"role": "user", "content": "only half my order came"},
+            {"role": "assistant", "content": "Could you send me the order number?"},
+        ]
         reply = await turn(client, "ok", history=history)
     assert reply["intent"]["route"] == "act"
     assert reply["reply"] == LIBRARY.act_reply("ecommerce", "en", "waiting", None)
@@ -132,14 +153,17 @@ async def test_a_complaint_that_also_matches_a_policy_entry_gets_the_situation_r
     async for client, _ in client_with(tmp_path, {message: ("complaint_feedback", 0.9)}):
         reply = await turn(client, message)
     assert reply["intent"]["route"] == "selected", reply["intent"]
-    chosen = next(r for r in LIBRARY.bank("ecommerce", "en") if r.id == reply["intent"]["reason"].split(":", 1)[1])
+    chosen = next(
+        r for r in LIBRARY.bank("ecommerce", "en") if r.id == reply["intent"]["reason"].split(":", 1)[1]
+    )
     assert chosen.intent == "complaint_feedback"
 
 
 # ------------------------------------------------------------------------------- knowledge
 async def test_a_question_the_knowledge_base_answers_is_answered_from_it_and_cited(tmp_path: Path) -> None:
-    async for client, engine in client_with(tmp_path, {COURIER_Q: ("product_presales_inquiry", 0.95)},
-                                             reply_bank=False):
+    async for client, engine in client_with(
+        tmp_path, {COURIER_Q: ("product_presales_inquiry", 0.95)}, reply_bank=False
+    ):
         reply = await turn(client, COURIER_Q)
     assert reply["intent"]["route"] == "knowledge"
     cited = reply["citations"][0]
@@ -152,8 +176,9 @@ async def test_the_generated_route_gets_passages_in_its_prompt_and_cites_them(tm
     engine = ScriptedFakeGenerator(script=fixed_reply)
     message = "thinking about the plus membership, what does it cost and what do I actually get"
     never_direct = KnowledgeSettings(answer_min_score=1.0)  # no direct answer: the passages go to the model
-    async for client, _ in client_with(tmp_path, {message: ("product_presales_inquiry", 0.95)}, engine,
-                                       never_direct, reply_bank=False):
+    async for client, _ in client_with(
+        tmp_path, {message: ("product_presales_inquiry", 0.95)}, engine, never_direct, reply_bank=False
+    ):
         body = await turn(client, message)
     assert body["intent"]["route"] == "llm"
     system = engine.requests[0].messages[0].content
@@ -163,17 +188,27 @@ async def test_the_generated_route_gets_passages_in_its_prompt_and_cites_them(tm
 
 
 # ----------------------------------------------------------------------------- unsure readings
-async def test_an_unsure_reading_of_a_short_message_asks_and_a_long_one_is_acknowledged(tmp_path: Path) -> None:
+async def test_an_unsure_reading_of_a_short_message_asks_and_a_long_one_is_acknowledged(
+    tmp_path: Path,
+) -> None:
     short = "is it the same one?"
-    long = ("I ordered two things last week and one came yesterday but the other one is still not here and nobody "
-            "told me anything about it, what is going on")
+    long = (
+        "I ordered two things last week and one came yesterday but the other one is still not here and nobody "
+        "told me anything about it, what is going on"
+    )
     answers = {short: ("order_tracking", 0.3), long: ("order_tracking", 0.3)}
     async for client, engine in client_with(tmp_path, answers, reply_bank=False):
         asked = await turn(client, short)
         answered = await turn(client, long)
     assert asked["intent"]["route"] == "clarify"
-    assert answered["intent"]["route"] == "template" and answered["intent"]["reason"] == "general_acknowledgement"
-    assert answered["reply"] == LIBRARY.general_reply("ecommerce", "en", {}) and "order number" in answered["reply"]
+    assert (
+        answered["intent"]["route"] == "template"
+        and answered["intent"]["reason"] == "general_acknowledgement"
+    )
+    assert (
+        answered["reply"] == LIBRARY.general_reply("ecommerce", "en", {})
+        and "order number" in answered["reply"]
+    )
     assert not engine.requests  # no model guesses at a message the router cannot read
 
 
@@ -222,10 +257,15 @@ async def test_solved_and_thanks_close_the_turn_without_asking_for_anything(tmp_
 
 async def test_a_bank_reply_cites_the_knowledge_entries_its_facts_come_from(tmp_path: Path) -> None:
     message = "do you offer personal hotspot / tethering on pay as you go sims?"
-    async for client, _ in client_with(tmp_path, {message: ("balance_usage_inquiry", 0.9)},
-                                       knowledge=KnowledgeSettings(answer_min_score=0.99)):
+    async for client, _ in client_with(
+        tmp_path,
+        {message: ("balance_usage_inquiry", 0.9)},
+        knowledge=KnowledgeSettings(answer_min_score=0.99),
+    ):
         body = await turn(client, message, domain="telecom")
     assert body["intent"]["route"] == "selected"
-    chosen = next(r for r in LIBRARY.bank("telecom", "en") if body["intent"]["reason"] == f"reply_bank:{r.id}")
+    chosen = next(
+        r for r in LIBRARY.bank("telecom", "en") if body["intent"]["reason"] == f"reply_bank:{r.id}"
+    )
     assert chosen.sources and [c["id"] for c in body["citations"]] == chosen.sources
     assert all(c["title"] and c["lang"] == "en" for c in body["citations"])

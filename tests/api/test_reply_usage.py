@@ -31,8 +31,12 @@ def multi_token(text: str, reason: str) -> list[GenerationChunk]:
     """One chunk per word, each carrying 3 tokens; the final chunk has the engine's own total."""
     parts = text.split(" ")
     chunks = [GenerationChunk(w + " ", tokens=TOKENS_PER_CHUNK) for w in parts[:-1]]
-    return [*chunks, GenerationChunk(parts[-1], reason, prompt_tokens=40, completion_tokens=len(parts) * 3,
-                                     tokens=TOKENS_PER_CHUNK)]
+    return [
+        *chunks,
+        GenerationChunk(
+            parts[-1], reason, prompt_tokens=40, completion_tokens=len(parts) * 3, tokens=TOKENS_PER_CHUNK
+        ),
+    ]
 
 
 def looping(_: GenerationRequest) -> list[GenerationChunk]:
@@ -100,9 +104,12 @@ async def test_usage_and_metrics_count_the_tokens_of_every_chunk(client, engine,
 def held(tokens: int | None) -> list[GenerationChunk]:
     """A first chunk of one sentence and the next word (`tokens` tokens, or not said: counted as one), then the
     rest; the tests hold the engine after the first chunk."""
-    return [GenerationChunk("Open the app and go to My plan. Then ", tokens=tokens) if tokens else
-            GenerationChunk("Open the app and go to My plan. Then "),
-            GenerationChunk("switch roaming on.", "stop", 40, 14)]
+    return [
+        GenerationChunk("Open the app and go to My plan. Then ", tokens=tokens)
+        if tokens
+        else GenerationChunk("Open the app and go to My plan. Then "),
+        GenerationChunk("switch roaming on.", "stop", 40, 14),
+    ]
 
 
 @pytest.mark.parametrize("tokens", [None, 10])
@@ -123,12 +130,17 @@ async def test_a_client_that_leaves_mid_reply_still_counts_its_tokens(app, clien
 
 
 @pytest.mark.parametrize("tokens", [None, 10])
-async def test_a_reply_stopped_at_its_deadline_is_saved_to_the_session_with_what_was_streamed(client, engine,
-                                                                                            tokens) -> None:
+async def test_a_reply_stopped_at_its_deadline_is_saved_to_the_session_with_what_was_streamed(
+    client, engine, tokens
+) -> None:
     engine.script = lambda _: held(tokens)
     engine.gate = asyncio.Event()  # never set: the engine hangs after its first chunk
-    response = await asyncio.wait_for(client.post("/v1/reply", json={**ROAMING, "session_id": "late-1"},
-                                                  headers={"x-csreply-timeout": "0.5"}), timeout=5)
+    response = await asyncio.wait_for(
+        client.post(
+            "/v1/reply", json={**ROAMING, "session_id": "late-1"}, headers={"x-csreply-timeout": "0.5"}
+        ),
+        timeout=5,
+    )
     events = events_of(response.text)
     done = events[-1][1]
     assert events[-1][0] == "done" and done["finish_reason"] == "timeout"

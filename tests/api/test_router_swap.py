@@ -43,17 +43,32 @@ def quick_router() -> Path:
     if not (path / "router.json").is_file():
         import subprocess
 
-        subprocess.run([sys.executable, "-m", "checkpoints", "build-router", "build_configs/router/default.yaml",
-                        "--quick"], check=True, cwd=Path(__file__).resolve().parents[2])
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "checkpoints",
+                "build-router",
+                "build_configs/router/default.yaml",
+                "--quick",
+            ],
+            check=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
     return path
 
 
-async def test_serves_on_the_quick_router_then_swaps_in_the_built_one(tmp_path: Path, quick_router: Path) -> None:
+async def test_serves_on_the_quick_router_then_swaps_in_the_built_one(
+    tmp_path: Path, quick_router: Path
+) -> None:
     router_dir = tmp_path / "router" / "default"
     shutil.copytree(quick_router, quick_router_dir(router_dir))
     command = [sys.executable, "-c", STAND_IN_BUILD, str(default_router_dir()), str(router_dir)]
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False),
-                        router=RouterSettings(router_dir=router_dir, build_in_background=True, build_command=command))
+    settings = Settings(
+        cache_dir=tmp_path,
+        generator=GeneratorSettings(warmup=False),
+        router=RouterSettings(router_dir=router_dir, build_in_background=True, build_command=command),
+    )
     app = create_app(settings, generator=ScriptedFakeGenerator(script=fixed_reply))
     async with LifespanManager(app, startup_timeout=60):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
@@ -63,8 +78,14 @@ async def test_serves_on_the_quick_router_then_swaps_in_the_built_one(tmp_path: 
             assert first["knowledge"]["dense"] is False  # no sentence vectors from a lexical router
             backends, seen_building, statuses = set(), False, []
             for _ in range(400):  # traffic all along; the swap happens between two requests
-                reply = await client.post("/v1/reply", json={"domain": "telecom", "stream": False,
-                                                              "message": "my home broadband keeps dropping"})
+                reply = await client.post(
+                    "/v1/reply",
+                    json={
+                        "domain": "telecom",
+                        "stream": False,
+                        "message": "my home broadband keeps dropping",
+                    },
+                )
                 statuses.append(reply.status_code)
                 backends.add(reply.json()["intent"]["backend"])
                 build = (await client.get("/ready")).json()["router"]["build"]
@@ -73,14 +94,24 @@ async def test_serves_on_the_quick_router_then_swaps_in_the_built_one(tmp_path: 
                     break
                 await asyncio.sleep(0.05)
             after = (await client.get("/ready")).json()
-            last = (await client.post("/v1/reply", json={"domain": "telecom", "stream": False,
-                                                          "message": "my home broadband keeps dropping"})).json()
+            last = (
+                await client.post(
+                    "/v1/reply",
+                    json={
+                        "domain": "telecom",
+                        "stream": False,
+                        "message": "my home broadband keeps dropping",
+                    },
+                )
+            ).json()
     assert after["router"]["build"]["state"] == "ready", after["router"]["build"]
     assert seen_building  # progress was shown while it built
     assert all(code == 200 for code in statuses)
     assert "lexical" in backends and after["router"]["chain"][0].startswith("onnx")
     assert last["intent"]["backend"].startswith("onnx")
-    assert after["knowledge"]["dense"] is True and after["knowledge"]["reloads"] == 1  # re-indexed with vectors
+    assert (
+        after["knowledge"]["dense"] is True and after["knowledge"]["reloads"] == 1
+    )  # re-indexed with vectors
     assert not any("quick lexical router" in note for note in after["degraded"])
 
 
@@ -88,8 +119,11 @@ async def test_a_failed_build_keeps_the_quick_router_and_says_why(tmp_path: Path
     router_dir = tmp_path / "router" / "default"
     shutil.copytree(quick_router, quick_router_dir(router_dir))
     command = [sys.executable, "-c", "import sys; print('out of memory', file=sys.stderr); sys.exit(3)"]
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False),
-                        router=RouterSettings(router_dir=router_dir, build_in_background=True, build_command=command))
+    settings = Settings(
+        cache_dir=tmp_path,
+        generator=GeneratorSettings(warmup=False),
+        router=RouterSettings(router_dir=router_dir, build_in_background=True, build_command=command),
+    )
     app = create_app(settings, generator=ScriptedFakeGenerator(script=fixed_reply))
     async with LifespanManager(app, startup_timeout=60):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
@@ -98,7 +132,9 @@ async def test_a_failed_build_keeps_the_quick_router_and_says_why(tmp_path: Path
                 if build["state"] != "building":
                     break
                 await asyncio.sleep(0.05)
-            reply = await client.post("/v1/reply", json={"domain": "telecom", "message": "hi", "stream": False})
+            reply = await client.post(
+                "/v1/reply", json={"domain": "telecom", "message": "hi", "stream": False}
+            )
     assert build["state"] == "failed" and "exited with 3" in build["error"]
     assert "out of memory" in Path(build["log"]).read_text()
     assert reply.status_code == 200 and reply.json()["intent"]["backend"] == "lexical"

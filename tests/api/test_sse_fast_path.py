@@ -13,12 +13,21 @@ from serve.api.chunks import ChunkTemplates
 from serve.api.schemas import ChatCompletionChunk, ChunkChoice, Delta, Usage
 from serve.api.sse import SSEResponse, dumps
 
-TEXTS = ["hello", " world", '"quoted" \\ back\nslash\ttab', "你好，世界", "emoji 🙂 and \u2028 separator", "\x00\x1f"]
+TEXTS = [
+    "hello",
+    " world",
+    '"quoted" \\ back\nslash\ttab',
+    "你好，世界",
+    "emoji 🙂 and \u2028 separator",
+    "\x00\x1f",
+]
 
 
 def reference(choice: ChunkChoice, include_usage: bool, usage: Usage | None = None) -> dict[str, Any]:
     """What the stream sent before templates: the pydantic model, unset delta fields dropped."""
-    chunk = ChatCompletionChunk(id="chatcmpl-x", created=1700000000, model="m-1", choices=[choice], usage=usage)
+    chunk = ChatCompletionChunk(
+        id="chatcmpl-x", created=1700000000, model="m-1", choices=[choice], usage=usage
+    )
     data = chunk.model_dump(exclude={"usage"} if not include_usage else set())
     for choice_data in data["choices"]:
         choice_data["delta"] = {k: v for k, v in choice_data["delta"].items() if v is not None}
@@ -87,8 +96,10 @@ async def test_a_client_that_leaves_closes_the_source_and_gets_no_more_frames() 
             closed.set()
 
     client = Client(leave_after=3)
-    await asyncio.wait_for(SSEResponse(frames(), ping_s=15)({"type": "http", "method": "POST"}, client.receive,
-                                                            client.send), timeout=10)
+    await asyncio.wait_for(
+        SSEResponse(frames(), ping_s=15)({"type": "http", "method": "POST"}, client.receive, client.send),
+        timeout=10,
+    )
     assert closed.is_set()
     assert client.messages[0]["type"] == "http.response.start"
     headers = dict(client.messages[0]["headers"])
@@ -104,8 +115,10 @@ async def test_a_silent_stream_gets_pings_and_ends_with_an_empty_final_body() ->
         yield b"data: late\n\n"
 
     client = Client()
-    await asyncio.wait_for(SSEResponse(frames(), ping_s=0.1)({"type": "http", "method": "POST"}, client.receive,
-                                                             client.send), timeout=10)
+    await asyncio.wait_for(
+        SSEResponse(frames(), ping_s=0.1)({"type": "http", "method": "POST"}, client.receive, client.send),
+        timeout=10,
+    )
     assert client.body.count(b": ping - ") >= 2
     assert client.body.endswith(b"data: late\n\n")
     assert client.messages[-1] == {"type": "http.response.body", "body": b"", "more_body": False}

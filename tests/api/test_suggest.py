@@ -105,15 +105,18 @@ async def nothing_left_running(client: httpx.AsyncClient, engine: HeldTestEngine
 
 async def test_the_deadline_cancels_the_generations_and_answers_504(client, engine) -> None:
     before = await metrics(client)
-    response = await asyncio.wait_for(client.post("/v1/suggest", json=SUGGEST,
-                                                   headers={"x-csreply-timeout": "0.3"}), timeout=5)
+    response = await asyncio.wait_for(
+        client.post("/v1/suggest", json=SUGGEST, headers={"x-csreply-timeout": "0.3"}), timeout=5
+    )
     assert response.status_code == 504, response.text
     assert response.json()["error"]["type"] == "timeout"
     assert len(engine.started) == 3
     await nothing_left_running(client, engine)
     after = await metrics(client)
-    assert sample(after, "csreply_request_timeouts_total", endpoint="reply") == \
-        sample(before, "csreply_request_timeouts_total", endpoint="reply") + 1
+    assert (
+        sample(after, "csreply_request_timeouts_total", endpoint="reply")
+        == sample(before, "csreply_request_timeouts_total", endpoint="reply") + 1
+    )
     assert sample(after, "csreply_requests_total", endpoint="reply", route="llm", status="timeout") == 1
     assert sample(after, "csreply_generation_tokens_total", endpoint="reply") == 3  # one chunk each
 
@@ -125,10 +128,15 @@ async def test_the_drain_stops_a_suggest_with_503(app, client, engine) -> None:
     response = await asyncio.wait_for(task, timeout=5)
     assert response.status_code == 503 and "shutting down" in response.json()["error"]["message"]
     await nothing_left_running(client, engine)
-    assert sample(await metrics(client), "csreply_request_aborts_total", endpoint="reply", reason="shutdown") == 1
+    assert (
+        sample(await metrics(client), "csreply_request_aborts_total", endpoint="reply", reason="shutdown")
+        == 1
+    )
 
 
-async def call_and_leave(app: FastAPI, path: str, payload: dict[str, Any], leave: asyncio.Event) -> list[dict]:
+async def call_and_leave(
+    app: FastAPI, path: str, payload: dict[str, Any], leave: asyncio.Event
+) -> list[dict]:
     """One request through the whole ASGI stack (middleware included) from a client that disconnects when
     `leave` is set."""
     body = json.dumps(payload).encode()
@@ -146,11 +154,24 @@ async def call_and_leave(app: FastAPI, path: str, payload: dict[str, Any], leave
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(b"host", b"test"), (b"content-type", b"application/json"),
-                         (b"content-length", str(len(body)).encode())],
-             "client": ("127.0.0.1", 50000), "server": ("test", 80)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"test"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("test", 80),
+    }
     await app(scope, receive, send)
     return sent
 
@@ -172,8 +193,11 @@ async def test_one_failing_generation_cancels_the_others_and_is_the_answer(clien
     engine.fail_first = True
     response = await asyncio.wait_for(client.post("/v1/suggest", json=SUGGEST), timeout=5)
     assert response.status_code == 500, response.text
-    assert response.json()["error"] == {"type": "generation_failed", "message": "engine died mid-stream",
-                                        "param": None}
+    assert response.json()["error"] == {
+        "type": "generation_failed",
+        "message": "engine died mid-stream",
+        "param": None,
+    }
     assert len(engine.started) == 3 and engine.finished == []
     await nothing_left_running(client, engine)  # the two others were cancelled, not left waiting
     text = await metrics(client)
@@ -184,10 +208,23 @@ async def test_a_suggest_is_observed_with_its_route_and_tokens(client, engine) -
     engine.release.set()
     response = await client.post("/v1/suggest", json=SUGGEST)
     assert response.status_code == 200, response.text
-    assert [s["text"] for s in response.json()["suggestions"]] == ["Open My plan > Roaming."]  # duplicates merged
+    assert [s["text"] for s in response.json()["suggestions"]] == [
+        "Open My plan > Roaming."
+    ]  # duplicates merged
     text = await metrics(client)
-    assert sample(text, "csreply_requests_total", endpoint="reply", intent="roaming_international", route="llm",
-                  status="ok") == 1
-    assert sample(text, "csreply_generation_tokens_total", endpoint="reply") == 15  # 3 suggestions of 5 tokens
+    assert (
+        sample(
+            text,
+            "csreply_requests_total",
+            endpoint="reply",
+            intent="roaming_international",
+            route="llm",
+            status="ok",
+        )
+        == 1
+    )
+    assert (
+        sample(text, "csreply_generation_tokens_total", endpoint="reply") == 15
+    )  # 3 suggestions of 5 tokens
     assert sample(text, "csreply_prompt_tokens_total", endpoint="reply") == 20  # one prompt, as for n choices
     assert sample(text, "csreply_router_latency_seconds_count") == 1

@@ -14,8 +14,11 @@ from tests.conftest import GENERATED_ONLY, REPO, sse_json
 from tests.fakes import ScriptedFakeGenerator
 
 SMOKE = REPO / "build_configs/llm/smollm2-135m-instruct-any-fp16.yaml"
-LLM_MESSAGE = {"domain": "telecom", "message": "How do I check how much mobile data I have left this month?",
-               "stream": True}
+LLM_MESSAGE = {
+    "domain": "telecom",
+    "message": "How do I check how much mobile data I have left this month?",
+    "stream": True,
+}
 
 
 async def test_reply_is_served_by_hf_after_a_failed_trtllm_load(tmp_path, monkeypatch) -> None:
@@ -28,8 +31,9 @@ async def test_reply_is_served_by_hf_after_a_failed_trtllm_load(tmp_path, monkey
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             ready = (await client.get("/ready")).json()
             reply = await client.post("/v1/reply", json=LLM_MESSAGE)
-            completion = await client.post("/v1/chat/completions",
-                                           json={"messages": [{"role": "user", "content": "hi there"}]})
+            completion = await client.post(
+                "/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi there"}]}
+            )
     assert ready["generator"]["backend"] == "hf"
     assert any("trtllm failed to load" in note for note in ready["degraded"])
     events, _ = sse_json(reply.text)
@@ -40,10 +44,13 @@ async def test_reply_is_served_by_hf_after_a_failed_trtllm_load(tmp_path, monkey
     assert len(hf.started) == 2  # both endpoints reached the fallback engine, not the dead one
 
 
-async def test_trtllm_that_cannot_be_imported_falls_back_and_ready_says_so(tmp_path, monkeypatch, caplog) -> None:
+async def test_trtllm_that_cannot_be_imported_falls_back_and_ready_says_so(
+    tmp_path, monkeypatch, caplog
+) -> None:
     monkeypatch.setattr(serve.services, "hf_generator", lambda settings: ScriptedFakeGenerator(name="hf"))
-    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(backend="trtllm", trtllm_preset=SMOKE,
-                                                                          warmup=False))
+    settings = Settings(
+        cache_dir=tmp_path, generator=GeneratorSettings(backend="trtllm", trtllm_preset=SMOKE, warmup=False)
+    )
     app = create_app(settings)
     async with LifespanManager(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:

@@ -28,8 +28,13 @@ def test_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log = open(tmp_path_factory.mktemp("server") / "server.log", "wb")
     env = {**os.environ, "PYTHONPATH": str(REPO), "CSREPLY_LOGGING__LEVEL": "WARNING"}
-    process = subprocess.Popen([sys.executable, "-m", "serve.testing.server", "--engine", "zero-cost",
-                                "--port", str(port)], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "serve.testing.server", "--engine", "zero-cost", "--port", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -60,13 +65,31 @@ def check_point(point: dict, requests: int, output_len: int) -> None:
     assert point["output_tokens_mean"] == output_len
     assert point["output_tok_s"] == pytest.approx(point["output_tokens"] / point["duration_s"], rel=0.05)
     assert point["output_tokens"] == requests * output_len
-    assert point["requests_per_s"] == pytest.approx(requests / point["duration_s"], rel=0.05)  # duration is rounded
+    assert point["requests_per_s"] == pytest.approx(
+        requests / point["duration_s"], rel=0.05
+    )  # duration is rounded
 
 
 def test_chat_sweep_writes_json_markdown_and_plot(test_server: str, tmp_path: Path) -> None:
     out = tmp_path / "sweep.json"
-    code = main(["bench", "--url", test_server, "--concurrency", "1,4", "--requests", "6", "--output-len", "12",
-                 "--input-len", "20", "--json", str(out), "--no-progress"])
+    code = main(
+        [
+            "bench",
+            "--url",
+            test_server,
+            "--concurrency",
+            "1,4",
+            "--requests",
+            "6",
+            "--output-len",
+            "12",
+            "--input-len",
+            "20",
+            "--json",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     result = json.loads(out.read_text())
     assert [p["concurrency"] for p in result["points"]] == [1, 4]
@@ -80,9 +103,26 @@ def test_chat_sweep_writes_json_markdown_and_plot(test_server: str, tmp_path: Pa
 
 def test_reply_endpoint_with_a_reply_set_at_a_poisson_rate(test_server: str, tmp_path: Path) -> None:
     out = tmp_path / "reply.json"
-    code = main(["bench", "--url", test_server, "--endpoint", "reply", "--dataset",
-                 str(REPO / "data/eval/replies.jsonl"), "--rate", "50", "--requests", "8", "--output-len", "10",
-                 "--json", str(out), "--no-progress"])
+    code = main(
+        [
+            "bench",
+            "--url",
+            test_server,
+            "--endpoint",
+            "reply",
+            "--dataset",
+            str(REPO / "data/eval/replies.jsonl"),
+            "--rate",
+            "50",
+            "--requests",
+            "8",
+            "--output-len",
+            "10",
+            "--json",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     [point] = json.loads(out.read_text())["points"]
     assert point["rate"] == 50 and point["completed"] == 8 and point["errors"] == 0
@@ -94,8 +134,22 @@ def test_reply_endpoint_with_a_reply_set_at_a_poisson_rate(test_server: str, tmp
 
 def test_an_unreachable_server_is_counted_as_errors_and_fails_the_run(tmp_path: Path) -> None:
     out = tmp_path / "down.json"
-    code = main(["bench", "--url", f"http://127.0.0.1:{free_port()}", "--concurrency", "2", "--requests", "3",
-                 "--model", "m", "--json", str(out), "--no-progress"])
+    code = main(
+        [
+            "bench",
+            "--url",
+            f"http://127.0.0.1:{free_port()}",
+            "--concurrency",
+            "2",
+            "--requests",
+            "3",
+            "--model",
+            "m",
+            "--json",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 1
     [point] = json.loads(out.read_text())["points"]
     assert point["errors"] == 3 and point["completed"] == 0 and point["ttft_ms"]["p50"] is None

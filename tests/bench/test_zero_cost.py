@@ -14,7 +14,9 @@ def request(rid: str, tokens: int) -> GenerationRequest:
     return GenerationRequest(rid, (ChatMessage("user", "hello there"),), tokens)
 
 
-async def read(engine: ZeroCostTestGenerator, rid: str, tokens: int, lag_turns: int = 0) -> tuple[str, int, list]:
+async def read(
+    engine: ZeroCostTestGenerator, rid: str, tokens: int, lag_turns: int = 0
+) -> tuple[str, int, list]:
     """Text, chunk count and the final chunk; `lag_turns` loop turns between reads (a slow reader)."""
     text, chunks, last = "", 0, None
     async for chunk in engine.generate(request(rid, tokens)):
@@ -36,7 +38,8 @@ async def test_every_request_gets_exactly_its_tokens_and_usage() -> None:
 async def test_a_slow_reader_gets_what_was_produced_meanwhile_in_one_chunk() -> None:
     coalescing, per_token = ZeroCostTestGenerator(), ZeroCostTestGenerator(coalesce=False)
     (fast_text, fast_chunks, _), (slow_text, slow_chunks, _) = await asyncio.gather(
-        read(coalescing, "fast", 40), read(coalescing, "slow", 40, lag_turns=3))
+        read(coalescing, "fast", 40), read(coalescing, "slow", 40, lag_turns=3)
+    )
     assert fast_text == slow_text
     assert slow_chunks <= 40 // 3 + 2 < fast_chunks
     text, chunks, _ = await read(per_token, "slow", 40, lag_turns=3)

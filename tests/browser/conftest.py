@@ -28,11 +28,26 @@ import pytest
 
 from serve.config import SMOLLM2_DIRNAME, default_cache_dir
 from tests.conftest import REPO, default_router_dir
-from tests.e2e.conftest import GENERATED_ONLY_ENV, STARTUP_DEADLINE_S, LiveServer, free_port, start_server, stop_server
+from tests.e2e.conftest import (
+    GENERATED_ONLY_ENV,
+    STARTUP_DEADLINE_S,
+    LiveServer,
+    free_port,
+    start_server,
+    stop_server,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 # Short replies keep generation to seconds on a shared 2-core CPU; no cache, so a reply always streams.
 SERVER_ENV = {"CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false", **GENERATED_ONLY_ENV}
@@ -96,13 +111,23 @@ def harness_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness
     log = tmp_path_factory.mktemp("harness-server") / "server.log"
     # The base SmolLM2 without the loop guard: its replies run to max_tokens, so a request can hold the one
     # generation slot (429) or stream long enough to lose its connection mid-way.
-    env = {**os.environ, **SERVER_ENV, "CSREPLY_LOGGING__JSON_FORMAT": "false",
-           "CSREPLY_GENERATOR__MAX_CONCURRENT_REQUESTS": "1", "CSREPLY_ADMISSION__MAX_QUEUE": "0",  # full: 429
-           "CSREPLY_REPLY__LOOP_GUARD": "false",
-           "CSREPLY_GENERATOR__MODEL_DIR": str(default_cache_dir() / "models" / SMOLLM2_DIRNAME)}
+    env = {
+        **os.environ,
+        **SERVER_ENV,
+        "CSREPLY_LOGGING__JSON_FORMAT": "false",
+        "CSREPLY_GENERATOR__MAX_CONCURRENT_REQUESTS": "1",
+        "CSREPLY_ADMISSION__MAX_QUEUE": "0",  # full: 429
+        "CSREPLY_REPLY__LOOP_GUARD": "false",
+        "CSREPLY_GENERATOR__MODEL_DIR": str(default_cache_dir() / "models" / SMOLLM2_DIRNAME),
+    }
     with open(log, "wb") as handle:
-        process = subprocess.Popen([sys.executable, "-m", "tests.browser.harness", str(port)], cwd=REPO,
-                                   env=env, stdout=handle, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tests.browser.harness", str(port)],
+            cwd=REPO,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
     server = HarnessServer(f"http://127.0.0.1:{port}", process, log)
     deadline = time.monotonic() + STARTUP_DEADLINE_S
     while True:
@@ -127,7 +152,9 @@ def browser_or_skip() -> ModuleType:
     """Playwright's sync API, once Debian's chromium and Playwright are there. Without them the browser tests
     skip, or fail with CSREPLY_REQUIRE_BROWSER set (.ci/run sets it), so CI cannot pass by skipping them."""
     if not CHROMIUM.is_file():
-        _browser_missing(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install chromium; .ci/run does)")
+        _browser_missing(
+            f"Debian's chromium is not installed at {CHROMIUM} (apt-get install chromium; .ci/run does)"
+        )
     try:
         return importlib.import_module("playwright.sync_api")
     except ImportError as exc:
@@ -185,4 +212,3 @@ def shot(request: pytest.FixtureRequest) -> Callable[..., Path]:
 def write_page(site: StaticSite, name: str, html: str) -> str:
     (site.root / name).write_text(html, encoding="utf-8")
     return f"{site.url}/{name}"
-

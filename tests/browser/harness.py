@@ -88,8 +88,11 @@ class ReadinessGateDouble:
             return
         if not self.ready and (path == "/ready" or path.startswith("/v1/")):
             error = "the model is still loading (test double)"
-            body = {"ready": False, "error": error} if path == "/ready" else {
-                "error": {"type": "backend_unavailable", "message": error, "param": None}}
+            body = (
+                {"ready": False, "error": error}
+                if path == "/ready"
+                else {"error": {"type": "backend_unavailable", "message": error, "param": None}}
+            )
             await self._json(send, 503, body)
             return
         if path == "/v1/reply" and self.drop_after is not None:
@@ -112,7 +115,9 @@ class ReadinessGateDouble:
 
         try:
             await self.app(scope, receive, cutting_send)
-        except Exception as exc:  # bare or inside the task group of the SSE response (no `except*`: Python 3.10)
+        except (
+            Exception
+        ) as exc:  # bare or inside the task group of the SSE response (no `except*`: Python 3.10)
             if not _only_dropped(exc):
                 raise
             # returning with the body unfinished makes uvicorn close the socket
@@ -134,8 +139,13 @@ def main() -> None:
     generator = hf_generator(settings)
     double = MidStreamFailureGeneratorDouble(generator)
     app = create_app(settings, generator=double)  # type: ignore[arg-type]
-    uvicorn.run(ReadinessGateDouble(app, double), host="127.0.0.1", port=port, log_config=None,
-                timeout_graceful_shutdown=10)
+    uvicorn.run(
+        ReadinessGateDouble(app, double),
+        host="127.0.0.1",
+        port=port,
+        log_config=None,
+        timeout_graceful_shutdown=10,
+    )
 
 
 if __name__ == "__main__":

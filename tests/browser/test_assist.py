@@ -12,8 +12,9 @@ pytestmark = pytest.mark.browser
 ROAMING = "How do I activate roaming before travelling to Spain next week?"
 
 
-def ask(page, message: str, history: str = "", n: int = 3, max_tokens: int | None = None,
-        domain: str = "telecom") -> None:
+def ask(
+    page, message: str, history: str = "", n: int = 3, max_tokens: int | None = None, domain: str = "telecom"
+) -> None:
     page.get_by_label("Domain").select_option(domain)
     page.get_by_label("Earlier messages (optional)").fill(history)
     page.get_by_label("Suggestions", exact=True).fill(str(n))
@@ -62,8 +63,11 @@ def test_canned_reply_is_marked_and_handoff_reason_shown(page, web_server, shot)
     assert "send as written" in source.text_content()
     assert page.locator(".handoff-reason").count() == 0
 
-    ask(page, "I want to talk to a human agent",
-        history="customer: my internet keeps dropping\nagent: since when?")
+    ask(
+        page,
+        "I want to talk to a human agent",
+        history="customer: my internet keeps dropping\nagent: since when?",
+    )
     page.get_by_role("button", name="Suggest replies").click()
     reason = page.locator("#intent .handoff-reason")
     expect(reason).to_have_attribute("data-reason", "customer_requested_human")
@@ -74,8 +78,12 @@ def test_canned_reply_is_marked_and_handoff_reason_shown(page, web_server, shot)
 
 def test_chinese_message_and_history(page, web_server, shot) -> None:
     page.goto(f"{web_server.url}/assist")
-    ask(page, "我的快递到哪了？", domain="ecommerce",
-        history="客户：我上周买了一台手机\n客服：好的，请问有什么可以帮您？")
+    ask(
+        page,
+        "我的快递到哪了？",
+        domain="ecommerce",
+        history="客户：我上周买了一台手机\n客服：好的，请问有什么可以帮您？",
+    )
     page.get_by_role("button", name="Suggest replies").click()
     text = page.locator("ol.suggestions li.suggestion .suggestion-text").first
     text.wait_for()

@@ -55,13 +55,21 @@ def test_not_ready_shows_why_and_recovers_on_retry(page, harness, shot) -> None:
 
 def test_429_waits_retry_after_then_sends_again(page, harness, shot) -> None:
     statuses: list[tuple[int, str | None]] = []
-    page.on("response", lambda r: statuses.append((r.status, r.headers.get("retry-after")))
-            if r.url.endswith("/v1/reply") else None)
+    page.on(
+        "response",
+        lambda r: statuses.append((r.status, r.headers.get("retry-after")))
+        if r.url.endswith("/v1/reply")
+        else None,
+    )
     page.goto(f"{harness.url}/?max_tokens=8")
     wait_ready(page)
     # Hold the only generation slot with a long reply that is not read until the test lets it go.
-    with httpx.stream("POST", f"{harness.url}/v1/reply", timeout=120,
-                      json={"domain": "telecom", "message": ROAMING, "max_tokens": 1000}) as held:
+    with httpx.stream(
+        "POST",
+        f"{harness.url}/v1/reply",
+        timeout=120,
+        json={"domain": "telecom", "message": ROAMING, "max_tokens": 1000},
+    ) as held:
         assert held.status_code == 200
         lines = held.iter_lines()
         assert next(line for line in lines if line.startswith("event:")) == "event: intent"

@@ -7,7 +7,14 @@ import pytest
 
 from tests.browser.conftest import write_page
 from tests.browser.helpers import (
-    GROWTH_RECORDER, has_cjk, last_reply, send, server_intent, session_ids, wait_ready, wait_state,
+    GROWTH_RECORDER,
+    has_cjk,
+    last_reply,
+    send,
+    server_intent,
+    session_ids,
+    wait_ready,
+    wait_state,
 )
 
 pytestmark = pytest.mark.browser
@@ -111,10 +118,20 @@ def test_enter_during_ime_composition_does_not_send(page, web_server, shot) -> N
     # A real composition through Chromium's IME path: keydown Enter arrives with isComposing / 229.
     cdp = page.context.new_cdp_session(page)
     cdp.send("Input.imeSetComposition", {"text": "wo", "selectionStart": 2, "selectionEnd": 2})
-    cdp.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", "key": "Enter", "code": "Enter",
-                                        "windowsVirtualKeyCode": 229, "nativeVirtualKeyCode": 13})
-    cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter",
-                                        "windowsVirtualKeyCode": 13})
+    cdp.send(
+        "Input.dispatchKeyEvent",
+        {
+            "type": "rawKeyDown",
+            "key": "Enter",
+            "code": "Enter",
+            "windowsVirtualKeyCode": 229,
+            "nativeVirtualKeyCode": 13,
+        },
+    )
+    cdp.send(
+        "Input.dispatchKeyEvent",
+        {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13},
+    )
     cdp.send("Input.insertText", {"text": "我"})  # the candidate is committed
     assert box.input_value() == "我"
     assert page.locator("li.user").count() == 0

@@ -21,8 +21,11 @@ STARTUP_DEADLINE_S = 180
 # The environment form of tests.conftest.GENERATED_ONLY, for servers whose tests are about the generated-reply
 # path (streaming, cancellation, sessions): no knowledge-base answers, no reply-bank selections, and the embedded
 # SmolLM2 writes English replies (by default it writes none: test_reply_default_live.py covers that).
-GENERATED_ONLY_ENV = {"CSREPLY_KNOWLEDGE__ENABLED": "false", "CSREPLY_REPLY__REPLY_BANK": "false",
-                      "CSREPLY_GENERATOR__LANGUAGES": '["en"]'}
+GENERATED_ONLY_ENV = {
+    "CSREPLY_KNOWLEDGE__ENABLED": "false",
+    "CSREPLY_REPLY__REPLY_BANK": "false",
+    "CSREPLY_GENERATOR__LANGUAGES": '["en"]',
+}
 
 
 @dataclass
@@ -41,14 +44,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(log: Path, extra_env: dict[str, str] | None = None, args: list[str] | None = None,
-                 port: int | None = None, module: str = "serve") -> LiveServer:
+def start_server(
+    log: Path,
+    extra_env: dict[str, str] | None = None,
+    args: list[str] | None = None,
+    port: int | None = None,
+    module: str = "serve",
+) -> LiveServer:
     """`python -m serve run --port P [args]` (or another module taking --port), ready when /ready is 200."""
     port = port or free_port()
     env = {**os.environ, "CSREPLY_LOGGING__JSON_FORMAT": "false", **(extra_env or {})}
     handle = open(log, "ab")
-    command = [sys.executable, "-m", module, *(["run"] if module == "serve" else []), "--port", str(port),
-               *(args or [])]
+    command = [
+        sys.executable,
+        "-m",
+        module,
+        *(["run"] if module == "serve" else []),
+        "--port",
+        str(port),
+        *(args or []),
+    ]
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_DEADLINE_S

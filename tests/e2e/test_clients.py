@@ -25,9 +25,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 def test_openai_client_gets_usage_in_its_own_last_chunk(server: LiveServer) -> None:
     client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
-    chunks = list(client.chat.completions.create(
-        model="fast-test-model", messages=[{"role": "user", "content": "hello"}], stream=True,
-        stream_options={"include_usage": True}))
+    chunks = list(
+        client.chat.completions.create(
+            model="fast-test-model",
+            messages=[{"role": "user", "content": "hello"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
     assert chunks[-1].usage.completion_tokens == TOKENS
     assert chunks[-1].usage.total_tokens == chunks[-1].usage.prompt_tokens + TOKENS
@@ -41,16 +46,23 @@ def test_openai_client_sees_unsupported_fields_as_a_bad_request(server: LiveServ
     client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
     with pytest.raises(openai.BadRequestError) as raised:
         client.chat.completions.create(
-            model="fast-test-model", messages=[{"role": "user", "content": "hi"}],
-            tools=[{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}])
+            model="fast-test-model",
+            messages=[{"role": "user", "content": "hi"}],
+            tools=[{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}],
+        )
     assert "tools" in str(raised.value)
 
 
 def test_langchain_stream_usage_reaches_usage_metadata(server: LiveServer) -> None:
     from langchain_openai import ChatOpenAI
 
-    llm = ChatOpenAI(base_url=f"{server.url}/v1", api_key="unused", model="fast-test-model", stream_usage=True,
-                     max_retries=0)
+    llm = ChatOpenAI(
+        base_url=f"{server.url}/v1",
+        api_key="unused",
+        model="fast-test-model",
+        stream_usage=True,
+        max_retries=0,
+    )
     merged = None
     for chunk in llm.stream("hello there"):
         merged = chunk if merged is None else merged + chunk

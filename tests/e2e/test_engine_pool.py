@@ -35,22 +35,35 @@ class StreamRecord:
 
 
 def start_engine(tmp_path: Path, label: str, port: int | None = None) -> LiveServer:
-    return start_server(tmp_path / f"engine-{label}.log", {"CSREPLY_GENERATOR__WARMUP": "false"}, port=port,
-                        module="tests.fast_engine",
-                        args=["--tokens", str(TOKENS), "--delay-ms", str(DELAY_MS), "--label", label])
+    return start_server(
+        tmp_path / f"engine-{label}.log",
+        {"CSREPLY_GENERATOR__WARMUP": "false"},
+        port=port,
+        module="tests.fast_engine",
+        args=["--tokens", str(TOKENS), "--delay-ms", str(DELAY_MS), "--label", label],
+    )
 
 
 def frontend_config(tmp_path: Path, name: str, engines: list[LiveServer], extra: dict | None = None) -> Path:
     config = {
-        "generators": [{
-            "name": "remote", "backend": "openai", "model": "fast-test-model", "languages": ["en"],
-            "base_urls": [f"{e.url}/v1" for e in engines],
-            "health_interval_s": 0.3, "failures_to_open": 1, "cooldown_s": 1.0, "read_timeout_s": 10,
-        }],
+        "generators": [
+            {
+                "name": "remote",
+                "backend": "openai",
+                "model": "fast-test-model",
+                "languages": ["en"],
+                "base_urls": [f"{e.url}/v1" for e in engines],
+                "health_interval_s": 0.3,
+                "failures_to_open": 1,
+                "cooldown_s": 1.0,
+                "read_timeout_s": 10,
+            }
+        ],
         "cache": {"backend": "off"},
         "generator": {"max_concurrent_requests": 256},
         # the generated-reply path: the question would otherwise be answered from the knowledge base
-        "knowledge": {"enabled": False}, "reply": {"reply_bank": False},
+        "knowledge": {"enabled": False},
+        "reply": {"reply_bank": False},
         **(extra or {}),
     }
     path = tmp_path / f"{name}.yaml"
@@ -92,7 +105,10 @@ async def wait_for(predicate, timeout_s: float) -> bool:
 
 async def test_killing_one_remote_engine_under_load(tmp_path: Path) -> None:
     engine_a, engine_b = start_engine(tmp_path, "a"), start_engine(tmp_path, "b")
-    frontend = start_server(tmp_path / "frontend.log", args=["--config", str(frontend_config(tmp_path, "f", [engine_a, engine_b]))])
+    frontend = start_server(
+        tmp_path / "frontend.log",
+        args=["--config", str(frontend_config(tmp_path, "f", [engine_a, engine_b]))],
+    )
     try:
         records: dict[str, StreamRecord] = {}
         limits = httpx.Limits(max_connections=100)
@@ -105,12 +121,17 @@ async def test_killing_one_remote_engine_under_load(tmp_path: Path) -> None:
             after = [asyncio.create_task(stream_reply(client, f"after-{i}", records)) for i in range(12)]
             await asyncio.wait_for(asyncio.gather(*before, *after), 60)
 
-        assert all(r.terminal in ("done", "error") for r in records.values()), "a stream ended without done/error"
+        assert all(r.terminal in ("done", "error") for r in records.values()), (
+            "a stream ended without done/error"
+        )
         failed = {s for s, r in records.items() if r.terminal == "error"}
         assert failed, "engine a was serving some streams when it was killed"
         assert failed <= started_at_kill, f"requests that had not started failed: {failed - started_at_kill}"
         for session in failed:  # only streams that were on the killed engine, cut mid-way
-            assert records[session].text.startswith("a0 ") and records[session].data["error"]["type"] == "generation_failed"
+            assert (
+                records[session].text.startswith("a0 ")
+                and records[session].data["error"]["type"] == "generation_failed"
+            )
         for session in (s for s in records if s.startswith("after-")):
             record = records[session]
             assert record.terminal == "done" and record.data["finish_reason"] == "stop"
@@ -121,11 +142,15 @@ async def test_killing_one_remote_engine_under_load(tmp_path: Path) -> None:
         assert await wait_for(lambda: upstream_states(frontend)[a_url] in ("open", "half_open"), 5)
         revived = start_engine(tmp_path, "a", port=int(engine_a.url.rsplit(":", 1)[1]))
         try:
-            assert await wait_for(lambda: upstream_states(frontend)[a_url] == "closed", 15), "breaker never closed"
+            assert await wait_for(lambda: upstream_states(frontend)[a_url] == "closed", 15), (
+                "breaker never closed"
+            )
             records.clear()
             async with httpx.AsyncClient(base_url=frontend.url, timeout=30) as client:
                 await asyncio.gather(*(stream_reply(client, f"back-{i}", records) for i in range(6)))
-            assert any(r.text.startswith("a0 ") for r in records.values()), "the revived engine took no traffic"
+            assert any(r.text.startswith("a0 ") for r in records.values()), (
+                "the revived engine took no traffic"
+            )
             assert all(r.terminal == "done" for r in records.values())
         finally:
             stop_server(revived)
@@ -135,8 +160,6 @@ async def test_killing_one_remote_engine_under_load(tmp_path: Path) -> None:
                 stop_server(server)
 
 
-
-
 @pytest.mark.skipif(not redis_available(), reason=f"no Redis at {REDIS_URL} (.ci/run starts one)")
 def test_two_frontends_on_one_redis_share_a_conversation(tmp_path: Path) -> None:
     import redis
@@ -144,16 +167,28 @@ def test_two_frontends_on_one_redis_share_a_conversation(tmp_path: Path) -> None
     redis.Redis.from_url(REDIS_URL).delete("csreply:session:moving-conversation")
     engine = start_engine(tmp_path, "e")
     shared = {"sessions": {"backend": "redis", "redis_url": REDIS_URL}}
-    frontends = [start_server(tmp_path / f"front-{i}.log",
-                              args=["--config", str(frontend_config(tmp_path, f"front-{i}", [engine], shared))])
-                 for i in range(2)]
+    frontends = [
+        start_server(
+            tmp_path / f"front-{i}.log",
+            args=["--config", str(frontend_config(tmp_path, f"front-{i}", [engine], shared))],
+        )
+        for i in range(2)
+    ]
     try:
         turns = ["My mobile internet stopped working this morning", "I already restarted it", "still nothing"]
         intents = []
         for i, message in enumerate(turns):
             front = frontends[i % 2]
-            reply = httpx.post(f"{front.url}/v1/reply", timeout=30, json={
-                "domain": "telecom", "message": message, "session_id": "moving-conversation", "stream": False})
+            reply = httpx.post(
+                f"{front.url}/v1/reply",
+                timeout=30,
+                json={
+                    "domain": "telecom",
+                    "message": message,
+                    "session_id": "moving-conversation",
+                    "stream": False,
+                },
+            )
             assert reply.status_code == 200, reply.text
             intents.append(reply.json()["intent"])
         assert intents[0]["label"] == "network_fault" and not intents[0]["uncertain"]

@@ -12,12 +12,31 @@ from tests.e2e.conftest import stop_server
 from tests.e2e.fast_server import start_fast_server
 
 CASES = [
-    {"messages": [{"role": "user", "content": "I'm moving abroad and want to cancel my line, is there a fee?"}],
-     "domain": "telecom", "lang": "en", "intent": "cancel_service", "expect_handoff": False, "source": "team"},
-    {"messages": [{"role": "user", "content": "how much data have i got left this month?"}], "domain": "telecom",
-     "lang": "en", "context": {"data_left": "3.2 GB"}, "must_include": ["3.2 GB"], "source": "team"},
-    {"messages": [{"role": "user", "content": "麻烦转一下人工，谢谢"}], "domain": "telecom", "lang": "zh",
-     "expect_handoff": True, "source": "real"},
+    {
+        "messages": [
+            {"role": "user", "content": "I'm moving abroad and want to cancel my line, is there a fee?"}
+        ],
+        "domain": "telecom",
+        "lang": "en",
+        "intent": "cancel_service",
+        "expect_handoff": False,
+        "source": "team",
+    },
+    {
+        "messages": [{"role": "user", "content": "how much data have i got left this month?"}],
+        "domain": "telecom",
+        "lang": "en",
+        "context": {"data_left": "3.2 GB"},
+        "must_include": ["3.2 GB"],
+        "source": "team",
+    },
+    {
+        "messages": [{"role": "user", "content": "麻烦转一下人工，谢谢"}],
+        "domain": "telecom",
+        "lang": "zh",
+        "expect_handoff": True,
+        "source": "real",
+    },
 ]
 
 
@@ -27,8 +46,23 @@ def test_eval_replies_writes_json_results_report_and_plots(tmp_path: Path) -> No
     server = start_fast_server(tmp_path / "server.log")
     try:
         out = tmp_path / "run.json"
-        assert main(["eval", "replies", "--data", str(data), "--url", server.url, "--json", str(out),
-                     "--concurrency", "2"]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "replies",
+                    "--data",
+                    str(data),
+                    "--url",
+                    server.url,
+                    "--json",
+                    str(out),
+                    "--concurrency",
+                    "2",
+                ]
+            )
+            == 0
+        )
     finally:
         stop_server(server)
     result = json.loads(out.read_text())

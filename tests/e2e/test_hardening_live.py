@@ -17,7 +17,12 @@ CHAT = "/v1/chat/completions"
 
 
 def body(text: str, max_tokens: int, **extra: object) -> dict[str, object]:
-    return {"messages": [{"role": "user", "content": text}], "max_tokens": max_tokens, "stream": True, **extra}
+    return {
+        "messages": [{"role": "user", "content": text}],
+        "max_tokens": max_tokens,
+        "stream": True,
+        **extra,
+    }
 
 
 def terminated(text: str) -> dict[str, object]:
@@ -27,15 +32,25 @@ def terminated(text: str) -> dict[str, object]:
     return json.loads(payloads[-2])
 
 
-async def test_real_model_streams_under_concurrency_all_terminate_and_free_the_engine(live_server: LiveServer) -> None:
+async def test_real_model_streams_under_concurrency_all_terminate_and_free_the_engine(
+    live_server: LiveServer,
+) -> None:
     total, concurrency = 12, 4
     semaphore = asyncio.Semaphore(concurrency)
     async with httpx.AsyncClient(base_url=live_server.url, timeout=300) as client:
+
         async def one(i: int) -> dict[str, object]:
             async with semaphore:
-                r = await client.post(CHAT, json=body(f"Give me one tip about saving money, number {i}.", 8,
-                                                      temperature=0, stream_options={"include_usage": True}),
-                                      headers={"x-csreply-timeout": "600"})
+                r = await client.post(
+                    CHAT,
+                    json=body(
+                        f"Give me one tip about saving money, number {i}.",
+                        8,
+                        temperature=0,
+                        stream_options={"include_usage": True},
+                    ),
+                    headers={"x-csreply-timeout": "600"},
+                )
                 assert r.status_code == 200
                 chunks = [json.loads(p) for p in parse_sse(r.text)[:-1]]
                 assert len({c["id"] for c in chunks}) == 1  # never another request's chunks
@@ -52,8 +67,9 @@ async def test_real_model_streams_under_concurrency_all_terminate_and_free_the_e
 async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_server: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=live_server.url, timeout=120) as client:
         baseline = (await client.get("/ready")).json()["generator"]
-        async with client.stream("POST", CHAT, json=body("Write a long story about a lighthouse.", 800,
-                                                                ignore_eos=True)) as r:
+        async with client.stream(
+            "POST", CHAT, json=body("Write a long story about a lighthouse.", 800, ignore_eos=True)
+        ) as r:
             async for line in r.aiter_lines():
                 if line.startswith("data:") and '"content"' in line and '"content": ""' not in line:
                     break
@@ -69,9 +85,11 @@ async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_
                 engine_s = now  # the engine thread dropped it at its next batch step
             await asyncio.sleep(0.005)
         metrics = (await client.get("/metrics")).text
-    print(f"real model: disconnect aborted in {aborted_s * 1000:.1f} ms, engine dropped it after "
-          f"{engine_s * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']} during, {stats['kv_blocks_used']} "
-          f"after (baseline {baseline['kv_blocks_used']})")
+    print(
+        f"real model: disconnect aborted in {aborted_s * 1000:.1f} ms, engine dropped it after "
+        f"{engine_s * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']} during, {stats['kv_blocks_used']} "
+        f"after (baseline {baseline['kv_blocks_used']})"
+    )
     assert during["engine_running"] == 1 and during["kv_blocks_used"] > 0
     assert aborted_s < 0.1
     assert engine_s < 5  # one engine step; seconds only on an overloaded machine
@@ -81,19 +99,31 @@ async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_
 
 async def test_ignore_eos_gives_a_fixed_length_reply_on_the_real_model(live_server: LiveServer) -> None:
     async with httpx.AsyncClient(base_url=live_server.url, timeout=120) as client:
-        def ask(**extra: object) -> dict[str, object]:
-            return {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 48, "temperature": 0,
-                    **extra}
 
-        fixed, free = await asyncio.gather(client.post(CHAT, json=ask(ignore_eos=True)), client.post(CHAT, json=ask()))
-    assert free.json()["choices"][0]["finish_reason"] == "stop" and free.json()["usage"]["completion_tokens"] < 48
+        def ask(**extra: object) -> dict[str, object]:
+            return {
+                "messages": [{"role": "user", "content": "Say hi."}],
+                "max_tokens": 48,
+                "temperature": 0,
+                **extra,
+            }
+
+        fixed, free = await asyncio.gather(
+            client.post(CHAT, json=ask(ignore_eos=True)), client.post(CHAT, json=ask())
+        )
+    assert (
+        free.json()["choices"][0]["finish_reason"] == "stop"
+        and free.json()["usage"]["completion_tokens"] < 48
+    )
     assert fixed.json()["choices"][0]["finish_reason"] == "length"
     assert fixed.json()["usage"]["completion_tokens"] == 48
 
 
 def test_csreply_run_drains_on_sigterm_and_exits_0(tmp_path) -> None:
-    server = start_server(tmp_path / "server.log", {"CSREPLY_SERVER__DRAIN_TIMEOUT_S": "1",
-                                                    "CSREPLY_LOGGING__JSON_FORMAT": "true"})
+    server = start_server(
+        tmp_path / "server.log",
+        {"CSREPLY_SERVER__DRAIN_TIMEOUT_S": "1", "CSREPLY_LOGGING__JSON_FORMAT": "true"},
+    )
 
     async def scenario() -> list[str]:
         async with httpx.AsyncClient(base_url=server.url, timeout=120) as client:
@@ -105,8 +135,9 @@ def test_csreply_run_drains_on_sigterm_and_exits_0(tmp_path) -> None:
                 lines: list[str] = []
                 counted = False
                 # ignore_eos: the small model may end a story in seconds; these must outlive the drain
-                async with client.stream("POST", CHAT, json=body(f"Tell a very long story {i}.", 900,
-                                                                 ignore_eos=True)) as r:
+                async with client.stream(
+                    "POST", CHAT, json=body(f"Tell a very long story {i}.", 900, ignore_eos=True)
+                ) as r:
                     async for line in r.aiter_lines():
                         lines.append(line)
                         if not counted and '"content"' in line and '"content": ""' not in line:

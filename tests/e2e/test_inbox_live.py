@@ -29,16 +29,28 @@ DIGIT_RUNS = ["11010519491231002", "13812345678", "4111111111111111"]
 def test_a_pii_conversation_leaves_redacted_rows_and_the_drain_writes_them(tmp_path) -> None:
     default_router_dir()  # fails with the fix when `csreply prepare` has not built the router
     inbox = tmp_path / "inbox" / "router.jsonl"
-    server = start_fast_server(tmp_path / "server.log", env={
-        "CSREPLY_FEEDBACK_INBOX__ENABLED": "true", "CSREPLY_FEEDBACK_INBOX__PATH": str(inbox),
-        "CSREPLY_FEEDBACK_INBOX__RECORD": '["uncertain", "handoff", "out_of_scope", "low_confidence"]',
-        "CSREPLY_FEEDBACK_INBOX__LOW_CONFIDENCE_BELOW": "1.0"})
+    server = start_fast_server(
+        tmp_path / "server.log",
+        env={
+            "CSREPLY_FEEDBACK_INBOX__ENABLED": "true",
+            "CSREPLY_FEEDBACK_INBOX__PATH": str(inbox),
+            "CSREPLY_FEEDBACK_INBOX__RECORD": '["uncertain", "handoff", "out_of_scope", "low_confidence"]',
+            "CSREPLY_FEEDBACK_INBOX__LOW_CONFIDENCE_BELOW": "1.0",
+        },
+    )
     try:
         routes = []
         with httpx.Client(base_url=server.url, timeout=30) as client:
             for message in CONVERSATION:
-                response = client.post("/v1/reply", json={"domain": "telecom", "message": message,
-                                                          "session_id": "pii-conversation-7", "stream": False})
+                response = client.post(
+                    "/v1/reply",
+                    json={
+                        "domain": "telecom",
+                        "message": message,
+                        "session_id": "pii-conversation-7",
+                        "stream": False,
+                    },
+                )
                 assert response.status_code == 200, response.text
                 routes.append((response.json()["intent"]["route"], response.json()["intent"]["label"]))
             metrics = client.get("/metrics").text

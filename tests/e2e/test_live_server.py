@@ -36,13 +36,16 @@ def chat_body(question: str, **extra: Any) -> dict[str, Any]:
 
 
 def reference_reply(server: LiveServer, question: str, max_tokens: int) -> dict[str, Any]:
-    response = httpx.post(f"{server.url}/v1/chat/completions", json=chat_body(question, max_tokens=max_tokens),
-                          timeout=120)
+    response = httpx.post(
+        f"{server.url}/v1/chat/completions", json=chat_body(question, max_tokens=max_tokens), timeout=120
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
 
-async def stream_reply(client: httpx.AsyncClient, payload: dict[str, Any]) -> tuple[list[dict], list[float], bool]:
+async def stream_reply(
+    client: httpx.AsyncClient, payload: dict[str, Any]
+) -> tuple[list[dict], list[float], bool]:
     """JSON events with their arrival times, and whether [DONE] closed the stream."""
     events: list[dict] = []
     arrivals: list[float] = []
@@ -64,18 +67,23 @@ async def stream_reply(client: httpx.AsyncClient, payload: dict[str, Any]) -> tu
 def content_of(events: list[dict], index: int = 0) -> str:
     return "".join(
         e["choices"][0]["delta"].get("content") or ""
-        for e in events if e["choices"] and e["choices"][0]["index"] == index
+        for e in events
+        if e["choices"] and e["choices"][0]["index"] == index
     )
 
 
-async def test_stream_arrives_chunk_by_chunk_and_equals_the_non_streamed_reply(live_server: LiveServer) -> None:
+async def test_stream_arrives_chunk_by_chunk_and_equals_the_non_streamed_reply(
+    live_server: LiveServer,
+) -> None:
     reference = reference_reply(live_server, QUESTIONS[0], 32)
     payload = chat_body(QUESTIONS[0], max_tokens=32, stream=True, stream_options={"include_usage": True})
     async with httpx.AsyncClient(base_url=live_server.url) as client:
         events, arrivals, done = await stream_reply(client, payload)
     assert done
     assert content_of(events) == reference["choices"][0]["message"]["content"]
-    content_times = [t for e, t in zip(events, arrivals) if e["choices"] and e["choices"][0]["delta"].get("content")]
+    content_times = [
+        t for e, t in zip(events, arrivals) if e["choices"] and e["choices"][0]["delta"].get("content")
+    ]
     assert len(content_times) >= 10
     # tokens are delivered as they are made, not in one burst at the end
     gaps = [b - a for a, b in zip(content_times, content_times[1:])]
@@ -92,8 +100,12 @@ def test_official_openai_client_streams_unchanged(live_server: LiveServer) -> No
     client = OpenAI(base_url=f"{live_server.url}/v1", api_key="unused")
     model = client.models.list().data[0].id
     stream = client.chat.completions.create(
-        model=model, messages=[{"role": "user", "content": QUESTIONS[1]}], max_tokens=16, temperature=0,
-        stream=True, stream_options={"include_usage": True},
+        model=model,
+        messages=[{"role": "user", "content": QUESTIONS[1]}],
+        max_tokens=16,
+        temperature=0,
+        stream=True,
+        stream_options={"include_usage": True},
     )
     chunks = list(stream)
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
@@ -108,7 +120,9 @@ def test_official_openai_client_streams_unchanged(live_server: LiveServer) -> No
 
 
 async def test_client_disconnect_cancels_the_request_in_the_engine(live_server: LiveServer) -> None:
-    payload = chat_body(QUESTIONS[2], max_tokens=400, stream=True, ignore_eos=True)  # still running when we leave
+    payload = chat_body(
+        QUESTIONS[2], max_tokens=400, stream=True, ignore_eos=True
+    )  # still running when we leave
     async with httpx.AsyncClient(base_url=live_server.url) as client:
         async with client.stream("POST", "/v1/chat/completions", json=payload, timeout=60) as response:
             seen = 0
@@ -131,13 +145,21 @@ async def test_client_disconnect_cancels_the_request_in_the_engine(live_server: 
 
 
 async def test_sixteen_concurrent_streams_all_complete_correctly(live_server: LiveServer) -> None:
-    references = {q: reference_reply(live_server, q, 24)["choices"][0]["message"]["content"] for q in QUESTIONS}
+    references = {
+        q: reference_reply(live_server, q, 24)["choices"][0]["message"]["content"] for q in QUESTIONS
+    }
     async with httpx.AsyncClient(base_url=live_server.url) as client:
-        results = await asyncio.gather(*[
-            stream_reply(client, chat_body(QUESTIONS[i % 4], max_tokens=24, stream=True,
-                                           stream_options={"include_usage": True}))
-            for i in range(16)
-        ])
+        results = await asyncio.gather(
+            *[
+                stream_reply(
+                    client,
+                    chat_body(
+                        QUESTIONS[i % 4], max_tokens=24, stream=True, stream_options={"include_usage": True}
+                    ),
+                )
+                for i in range(16)
+            ]
+        )
     for i, (events, _, done) in enumerate(results):
         assert done, f"stream {i} did not end with [DONE]"
         assert events[-2]["choices"][0]["finish_reason"] in ("stop", "length")
@@ -164,8 +186,12 @@ async def test_same_seed_gives_the_same_sampled_reply_even_under_load(live_serve
 
 
 async def test_chinese_stream_never_carries_a_broken_character(live_server: LiveServer) -> None:
-    payload = {"messages": [{"role": "user", "content": "我的话费余额怎么查？请用中文回答。"}],
-               "max_tokens": 40, "temperature": 0, "stream": True}
+    payload = {
+        "messages": [{"role": "user", "content": "我的话费余额怎么查？请用中文回答。"}],
+        "max_tokens": 40,
+        "temperature": 0,
+        "stream": True,
+    }
     async with httpx.AsyncClient(base_url=live_server.url) as client:
         events, _, done = await stream_reply(client, payload)
     assert done
@@ -180,12 +206,18 @@ def test_stop_string_cuts_the_reply_and_never_appears(live_server: LiveServer) -
     assert len(words) > 6, full
     stop = " " + words[len(words) // 2]
     cut = full.index(stop)
-    response = httpx.post(f"{live_server.url}/v1/chat/completions",
-                          json=chat_body(QUESTIONS[1], max_tokens=40, stop=[stop]), timeout=120)
+    response = httpx.post(
+        f"{live_server.url}/v1/chat/completions",
+        json=chat_body(QUESTIONS[1], max_tokens=40, stop=[stop]),
+        timeout=120,
+    )
     choice = response.json()["choices"][0]
     assert choice["message"]["content"] == full[:cut]
     assert choice["finish_reason"] == "stop"
-    streamed = httpx.post(f"{live_server.url}/v1/chat/completions",
-                          json=chat_body(QUESTIONS[1], max_tokens=40, stop=[stop], stream=True), timeout=120)
+    streamed = httpx.post(
+        f"{live_server.url}/v1/chat/completions",
+        json=chat_body(QUESTIONS[1], max_tokens=40, stop=[stop], stream=True),
+        timeout=120,
+    )
     events, done = sse_json(streamed.text)
     assert done and content_of(events) == full[:cut]

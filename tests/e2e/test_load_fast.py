@@ -22,9 +22,15 @@ CHAT = "/v1/chat/completions"
 
 @pytest.fixture(scope="module")
 def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_fast_server(tmp_path_factory.mktemp("fast") / "server.log", tokens=TOKENS, env={
-        "CSREPLY_ADMISSION__MAX_IN_FLIGHT": "64", "CSREPLY_ADMISSION__MAX_QUEUE": "512",
-        "CSREPLY_SERVER__MAX_REQUEST_TIMEOUT_S": "30"})
+    server = start_fast_server(
+        tmp_path_factory.mktemp("fast") / "server.log",
+        tokens=TOKENS,
+        env={
+            "CSREPLY_ADMISSION__MAX_IN_FLIGHT": "64",
+            "CSREPLY_ADMISSION__MAX_QUEUE": "512",
+            "CSREPLY_SERVER__MAX_REQUEST_TIMEOUT_S": "30",
+        },
+    )
     try:
         yield server
     finally:
@@ -69,8 +75,14 @@ async def test_2000_streams_at_256_concurrent_none_lost_unterminated_or_interlea
                 i = queue.get_nowait()
                 try:
                     if i % 8 == 7:  # one in eight goes through the product endpoint (router + pipeline)
-                        r = await client.post("/v1/reply", json={"domain": "telecom", "stream": True,
-                                                                 "message": f"how much data do I have left {i}"})
+                        r = await client.post(
+                            "/v1/reply",
+                            json={
+                                "domain": "telecom",
+                                "stream": True,
+                                "message": f"how much data do I have left {i}",
+                            },
+                        )
                         assert r.status_code == 200, r.text
                         check_reply_stream(r.text)
                     else:
@@ -94,12 +106,19 @@ async def test_2000_streams_at_256_concurrent_none_lost_unterminated_or_interlea
 
 
 async def test_overload_past_the_queue_is_429_with_retry_after(tmp_path) -> None:
-    server = start_fast_server(tmp_path / "s.log", env={
-        "CSREPLY_ADMISSION__MAX_IN_FLIGHT": "2", "CSREPLY_ADMISSION__MAX_QUEUE": "3",
-        "FAST_ENGINE_SLOW_S": "0.2"})
+    server = start_fast_server(
+        tmp_path / "s.log",
+        env={
+            "CSREPLY_ADMISSION__MAX_IN_FLIGHT": "2",
+            "CSREPLY_ADMISSION__MAX_QUEUE": "3",
+            "FAST_ENGINE_SLOW_S": "0.2",
+        },
+    )
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
-            results = await asyncio.gather(*(client.post(CHAT, json=chat_body("[[slow]] hi")) for _ in range(10)))
+            results = await asyncio.gather(
+                *(client.post(CHAT, json=chat_body("[[slow]] hi")) for _ in range(10))
+            )
         codes = sorted(r.status_code for r in results)
         assert codes.count(200) == 5 and codes.count(429) == 5  # 2 running + 3 queued, the rest refused
         refused = [r for r in results if r.status_code == 429]
@@ -121,8 +140,11 @@ async def test_expired_deadline_ends_the_stream_with_timeout(fast_server) -> Non
         assert payloads[-1] == "[DONE]"
         assert json.loads(payloads[-2])["choices"][0]["finish_reason"] == "timeout"
         assert elapsed < 5
-        reply = await client.post("/v1/reply", json={"domain": "telecom", "message": "[[hang]] how much data is left",
-                                                     "stream": True}, headers={"x-csreply-timeout": "0.5"})
+        reply = await client.post(
+            "/v1/reply",
+            json={"domain": "telecom", "message": "[[hang]] how much data is left", "stream": True},
+            headers={"x-csreply-timeout": "0.5"},
+        )
         events = [json.loads(p) for p in parse_sse(reply.text)]
         if events[0]["route"] == "llm":  # the router decides; only a generated reply can hang
             assert events[-1]["finish_reason"] == "timeout"
@@ -131,10 +153,12 @@ async def test_expired_deadline_ends_the_stream_with_timeout(fast_server) -> Non
 
 
 async def test_disconnect_aborts_within_100ms_queued_or_running(tmp_path) -> None:
-    server = start_fast_server(tmp_path / "s.log", env={"CSREPLY_ADMISSION__MAX_IN_FLIGHT": "1",
-                                                        "CSREPLY_ADMISSION__MAX_QUEUE": "4"})
+    server = start_fast_server(
+        tmp_path / "s.log", env={"CSREPLY_ADMISSION__MAX_IN_FLIGHT": "1", "CSREPLY_ADMISSION__MAX_QUEUE": "4"}
+    )
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+
             async def open_hanging() -> httpx.Response:
                 return await client.post(CHAT, json=chat_body("[[hang]] hi"))
 
@@ -149,7 +173,11 @@ async def test_disconnect_aborts_within_100ms_queued_or_running(tmp_path) -> Non
             running.cancel()  # httpx closes both connections
             while True:
                 ready = (await client.get("/ready")).json()
-                if ready["in_flight"] == 0 and ready["waiting"] == 0 and ready["generator"]["engine_running"] == 0:
+                if (
+                    ready["in_flight"] == 0
+                    and ready["waiting"] == 0
+                    and ready["generator"]["engine_running"] == 0
+                ):
                     break
                 await asyncio.sleep(0.005)
             elapsed = time.perf_counter() - gone

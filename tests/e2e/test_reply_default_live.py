@@ -21,8 +21,10 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 @pytest.fixture(scope="module")
 def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     default_router_dir()
-    server = start_server(tmp_path_factory.mktemp("default") / "server.log",
-                          {"CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false"})
+    server = start_server(
+        tmp_path_factory.mktemp("default") / "server.log",
+        {"CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false"},
+    )
     try:
         yield server
     finally:
@@ -30,7 +32,12 @@ def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
 
 
 def reply(server: LiveServer, domain: str, message: str, session_id: str | None = None) -> dict:
-    body = {"domain": domain, "message": message, "stream": False, **({"session_id": session_id} if session_id else {})}
+    body = {
+        "domain": domain,
+        "message": message,
+        "stream": False,
+        **({"session_id": session_id} if session_id else {}),
+    }
     response = httpx.post(f"{server.url}/v1/reply", json=body, timeout=60)
     assert response.status_code == 200, response.text
     return response.json()
@@ -54,8 +61,11 @@ def test_a_policy_question_is_answered_from_the_knowledge_base_with_its_citation
 
 
 def test_a_complaint_gets_a_reply_for_the_situation_not_a_refusal(default_server) -> None:
-    data = reply(default_server, "ecommerce", "The cheese I bought yesterday was mouldy inside the sealed pack, "
-                 "really disappointing")
+    data = reply(
+        default_server,
+        "ecommerce",
+        "The cheese I bought yesterday was mouldy inside the sealed pack, really disappointing",
+    )
     assert data["intent"]["route"] in ("selected", "canned")
     assert data["intent"]["reason"] != "out_of_scope"
     assert not re.search(r"only help with", data["reply"], re.I)
@@ -75,7 +85,11 @@ def test_acknowledgements_and_bare_references_keep_the_conversations_language(de
 
 def test_chinese_without_a_chinese_model_never_reaches_the_engine(default_server) -> None:
     before = engine_requests(default_server)
-    for message in ("宽带断了一上午了，路由器灯一直闪红", "299的湿巾和399的湿巾有什么区别", "我要投诉你们的快递员态度很差"):
+    for message in (
+        "宽带断了一上午了，路由器灯一直闪红",
+        "299的湿巾和399的湿巾有什么区别",
+        "我要投诉你们的快递员态度很差",
+    ):
         data = reply(default_server, "telecom" if "宽带" in message else "ecommerce", message)
         assert data["intent"]["route"] != "llm" and CJK.search(data["reply"]), data
     assert engine_requests(default_server) == before

@@ -16,9 +16,15 @@ LIBRARY = PromptLibrary.load()
 
 ROAMING = "How do I activate roaming before travelling to Spain next week?"
 CONVERSATIONS = {
-    ("telecom", "en"): ["Hi, my mobile data is really slow since yesterday", "I am in the city centre, 4G shows full bars"],
+    ("telecom", "en"): [
+        "Hi, my mobile data is really slow since yesterday",
+        "I am in the city centre, 4G shows full bars",
+    ],
     ("telecom", "zh"): ["我的流量还剩多少？", "那我想换一个流量多一点的套餐"],
-    ("ecommerce", "en"): ["Where is my order? It was supposed to arrive on Monday", "Can I change the delivery address?"],
+    ("ecommerce", "en"): [
+        "Where is my order? It was supposed to arrive on Monday",
+        "Can I change the delivery address?",
+    ],
     ("ecommerce", "zh"): ["我的快递到哪了？", "能不能改一下收货地址"],
 }
 
@@ -32,11 +38,14 @@ def stream_reply(server: LiveServer, payload: dict) -> tuple[list[tuple[str, dic
 
 
 @pytest.mark.parametrize(("domain", "lang"), list(CONVERSATIONS))
-def test_conversation_goes_through_intent_prompt_and_streamed_reply(live_server: LiveServer, domain, lang) -> None:
+def test_conversation_goes_through_intent_prompt_and_streamed_reply(
+    live_server: LiveServer, domain, lang
+) -> None:
     session_id = f"live-{domain}-{lang}"
     for turn, message in enumerate(CONVERSATIONS[(domain, lang)]):
-        events, client_ms = stream_reply(live_server, {"domain": domain, "message": message,
-                                                       "session_id": session_id, "max_tokens": 48})
+        events, client_ms = stream_reply(
+            live_server, {"domain": domain, "message": message, "session_id": session_id, "max_tokens": 48}
+        )
         names = [n for n, _ in events]
         assert names[0] == "intent" and names[-1] == "done" and names.count("delta") >= 1
         intent, done = events[0][1], events[-1][1]
@@ -65,13 +74,19 @@ def test_conversation_goes_through_intent_prompt_and_streamed_reply(live_server:
 
 def test_canned_reply_makes_no_engine_request(live_server: LiveServer) -> None:
     before = httpx.get(f"{live_server.url}/ready").json()["generator"]["requests_total"]
-    data = httpx.post(f"{live_server.url}/v1/reply", json={"domain": "telecom", "stream": False,
-                      "message": "I want to cancel my contract"}, timeout=60).json()
+    data = httpx.post(
+        f"{live_server.url}/v1/reply",
+        json={"domain": "telecom", "stream": False, "message": "I want to cancel my contract"},
+        timeout=60,
+    ).json()
     assert data["intent"]["route"] == "canned"
     after = httpx.get(f"{live_server.url}/ready").json()["generator"]["requests_total"]
     assert after == before
-    llm = httpx.post(f"{live_server.url}/v1/reply", json={"domain": "telecom", "stream": False, "max_tokens": 8,
-                     "message": ROAMING}, timeout=120).json()
+    llm = httpx.post(
+        f"{live_server.url}/v1/reply",
+        json={"domain": "telecom", "stream": False, "max_tokens": 8, "message": ROAMING},
+        timeout=120,
+    ).json()
     assert llm["intent"]["route"] == "llm"
     assert httpx.get(f"{live_server.url}/ready").json()["generator"]["requests_total"] == after + 1
 
@@ -81,15 +96,32 @@ def test_three_turn_session_survives_a_restart_with_redis(tmp_path_factory: pyte
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()
-    env = {"CSREPLY_SESSIONS__BACKEND": "redis", "CSREPLY_SESSIONS__REDIS_URL": REDIS_URL,
-           "CSREPLY_CACHE__BACKEND": "off", "CSREPLY_GENERATOR__WARMUP": "false", **GENERATED_ONLY_ENV}
+    env = {
+        "CSREPLY_SESSIONS__BACKEND": "redis",
+        "CSREPLY_SESSIONS__REDIS_URL": REDIS_URL,
+        "CSREPLY_CACHE__BACKEND": "off",
+        "CSREPLY_GENERATOR__WARMUP": "false",
+        **GENERATED_ONLY_ENV,
+    }
     log_dir = tmp_path_factory.mktemp("redis-restart")
     server = start_server(log_dir / "first.log", env)
     try:
-        for message in ("My broadband keeps disconnecting", "It happens every evening around 8pm",
-                        "I have already restarted the router"):
-            r = httpx.post(f"{server.url}/v1/reply", json={"domain": "telecom", "message": message, "max_tokens": 8,
-                           "session_id": "restart-me", "stream": False}, timeout=120)
+        for message in (
+            "My broadband keeps disconnecting",
+            "It happens every evening around 8pm",
+            "I have already restarted the router",
+        ):
+            r = httpx.post(
+                f"{server.url}/v1/reply",
+                json={
+                    "domain": "telecom",
+                    "message": message,
+                    "max_tokens": 8,
+                    "session_id": "restart-me",
+                    "stream": False,
+                },
+                timeout=120,
+            )
             assert r.status_code == 200
     finally:
         stop_server(server)
@@ -97,10 +129,28 @@ def test_three_turn_session_survives_a_restart_with_redis(tmp_path_factory: pyte
     try:
         turns = httpx.get(f"{server.url}/v1/sessions/restart-me").json()["turns"]
         assert [t["content"] for t in turns if t["role"] == "user"][0] == "My broadband keeps disconnecting"
-        follow = httpx.post(f"{server.url}/v1/reply", json={"domain": "telecom", "max_tokens": 8, "stream": False,
-                            "message": ROAMING, "session_id": "restart-me"}, timeout=120)
-        fresh = httpx.post(f"{server.url}/v1/reply", json={"domain": "telecom", "max_tokens": 8, "stream": False,
-                           "message": ROAMING, "session_id": "new-one"}, timeout=120)
+        follow = httpx.post(
+            f"{server.url}/v1/reply",
+            json={
+                "domain": "telecom",
+                "max_tokens": 8,
+                "stream": False,
+                "message": ROAMING,
+                "session_id": "restart-me",
+            },
+            timeout=120,
+        )
+        fresh = httpx.post(
+            f"{server.url}/v1/reply",
+            json={
+                "domain": "telecom",
+                "max_tokens": 8,
+                "stream": False,
+                "message": ROAMING,
+                "session_id": "new-one",
+            },
+            timeout=120,
+        )
         assert follow.json()["usage"]["prompt_tokens"] > fresh.json()["usage"]["prompt_tokens"] + 20
         assert len(httpx.get(f"{server.url}/v1/sessions/restart-me").json()["turns"]) == 8
     finally:

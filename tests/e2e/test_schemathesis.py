@@ -19,8 +19,9 @@ EXAMPLES_PER_OPERATION = 40
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = start_fast_server(tmp_path_factory.mktemp("st") / "server.log",
-                             env={"CSREPLY_ADMISSION__MAX_QUEUE": "64"})
+    live = start_fast_server(
+        tmp_path_factory.mktemp("st") / "server.log", env={"CSREPLY_ADMISSION__MAX_QUEUE": "64"}
+    )
     try:
         yield live
     finally:
@@ -34,20 +35,29 @@ def test_generated_requests_get_no_5xx(server: LiveServer) -> None:
     for result in schema.get_all_operations():
         operation = result.ok()
 
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.generate],
+        )
         @given(case=operation.as_strategy())
         def check(case: schemathesis.Case) -> None:
             nonlocal calls
             calls += 1
             response = case.call(base_url=server.url, timeout=30)
             if response.status_code >= 500:
-                failures.append(f"{case.method} {case.formatted_path} -> {response.status_code}: "
-                                f"{response.text[:200]} (body {str(case.body)[:200]})")
+                failures.append(
+                    f"{case.method} {case.formatted_path} -> {response.status_code}: "
+                    f"{response.text[:200]} (body {str(case.body)[:200]})"
+                )
 
         check()
-    print(f"schemathesis: {calls} generated requests over {len(list(schema.get_all_operations()))} operations, "
-          f"{len(failures)} with a 5xx")
+    print(
+        f"schemathesis: {calls} generated requests over {len(list(schema.get_all_operations()))} operations, "
+        f"{len(failures)} with a 5xx"
+    )
     assert calls >= EXAMPLES_PER_OPERATION
     assert not failures, failures[:5]
     assert httpx.get(f"{server.url}/ready").status_code == 200

@@ -29,19 +29,27 @@ from tests.e2e.conftest import STARTUP_DEADLINE_S, LiveServer, free_port, stop_s
 pytestmark = pytest.mark.slow
 
 # Not part of a build: hidden folders (.venv, .git, tool caches), build outputs, test and bench artifacts.
-NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "build", "dist", "out", "*.egg-info", "artifacts", "results")
+NOT_COPIED = shutil.ignore_patterns(
+    ".*", "__pycache__", "build", "dist", "out", "*.egg-info", "artifacts", "results"
+)
 
 
 def outside_env() -> dict[str, str]:
     """The test's environment without anything that puts the checkout on sys.path."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CSREPLY_CONFIG")}
-    return {**env, "CSREPLY_LOGGING__JSON_FORMAT": "false", "CSREPLY_GENERATOR__WARMUP": "false",
-            "CSREPLY_CACHE__BACKEND": "off"}
+    return {
+        **env,
+        "CSREPLY_LOGGING__JSON_FORMAT": "false",
+        "CSREPLY_GENERATOR__WARMUP": "false",
+        "CSREPLY_CACHE__BACKEND": "off",
+    }
 
 
 def run(command: list[str], cwd: Path) -> str:
     done = subprocess.run(command, cwd=cwd, env=outside_env(), capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, f"{command} exited with {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+    assert done.returncode == 0, (
+        f"{command} exited with {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+    )
     return done.stdout
 
 
@@ -50,8 +58,21 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """csreply's wheel, built from a copy of the working tree (no build/ or egg-info left in the checkout)."""
     root = tmp_path_factory.mktemp("wheel")
     shutil.copytree(REPO, root / "src", ignore=NOT_COPIED)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(root / "src"),
-         "-w", str(root / "dist")], cwd=root)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            str(root / "src"),
+            "-w",
+            str(root / "dist"),
+        ],
+        cwd=root,
+    )
     (built,) = (root / "dist").glob("csreply-*.whl")
     return built
 
@@ -62,13 +83,29 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = tmp_path_factory.mktemp("venv") / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=venv.parent)
     python = venv / "bin" / "python"
-    purelib = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                       cwd=venv.parent).strip())
+    purelib = Path(
+        run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=venv.parent
+        ).strip()
+    )
     (purelib / "csreply-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     # --ignore-installed: the csreply metadata of the project venv (its editable install) is visible through the
     # .pth file, and must neither stop this install nor be touched by it
-    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--ignore-installed", "-q",
-         str(wheel)], cwd=venv.parent)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--ignore-installed",
+            "-q",
+            str(wheel),
+        ],
+        cwd=venv.parent,
+    )
     return venv
 
 
@@ -86,20 +123,34 @@ def test_the_wheel_carries_the_data_the_server_reads(wheel: Path) -> None:
 def wheel_server(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     default_router_dir()
     cwd = tmp_path_factory.mktemp("elsewhere")  # nothing of the repository here, nor on sys.path
-    where = run([str(installed / "bin" / "python"), "-c",
-                 "import serve, serve.resources as r; print(serve.__file__); print(r.data_dir('prompts'))"],
-                cwd=cwd).split()
-    assert all(Path(p).is_relative_to(installed) for p in where), where  # the wheel's code and data, not REPO's
+    where = run(
+        [
+            str(installed / "bin" / "python"),
+            "-c",
+            "import serve, serve.resources as r; print(serve.__file__); print(r.data_dir('prompts'))",
+        ],
+        cwd=cwd,
+    ).split()
+    assert all(Path(p).is_relative_to(installed) for p in where), (
+        where
+    )  # the wheel's code and data, not REPO's
     port = free_port()
     log = cwd / "server.log"
     with open(log, "wb") as handle:
-        process = subprocess.Popen([str(installed / "bin" / "csreply"), "run", "--port", str(port)], cwd=cwd,
-                                   env=outside_env(), stdout=handle, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [str(installed / "bin" / "csreply"), "run", "--port", str(port)],
+            cwd=cwd,
+            env=outside_env(),
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
     server = LiveServer(f"http://127.0.0.1:{port}", process, log)
     deadline = time.monotonic() + STARTUP_DEADLINE_S
     while True:
         if process.poll() is not None:
-            raise AssertionError(f"the installed server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+            raise AssertionError(
+                f"the installed server exited with {process.returncode}:\n{log.read_text()[-3000:]}"
+            )
         try:
             if httpx.get(f"{server.url}/ready", timeout=2).status_code == 200:
                 break
@@ -118,8 +169,11 @@ def wheel_server(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> I
 def test_the_installed_wheel_answers_a_reply_from_outside_the_repository(wheel_server: LiveServer) -> None:
     ready = httpx.get(f"{wheel_server.url}/ready", timeout=10).json()
     assert ready["knowledge"]["enabled"] and ready["knowledge"]["entries"] > 0, ready["knowledge"]
-    response = httpx.post(f"{wheel_server.url}/v1/reply", timeout=120, json={
-        "domain": "ecommerce", "message": "Which courier do you use for deliveries?", "stream": False})
+    response = httpx.post(
+        f"{wheel_server.url}/v1/reply",
+        timeout=120,
+        json={"domain": "ecommerce", "message": "Which courier do you use for deliveries?", "stream": False},
+    )
     assert response.status_code == 200, response.text
     data = response.json()
     assert data["reply"].strip() and data["intent"]["route"], data

@@ -53,8 +53,10 @@ def test_fp16_engine_agrees_with_onnx_runtime_and_is_fast(tmp_path: Path, strong
     started = time.perf_counter()
     for _ in range(200):
         session.logits(one.input_ids, one.attention_mask)
-    print(f"TensorRT fp16 ({'strongly' if strongly_typed else 'weakly'} typed) single query: "
-          f"{(time.perf_counter() - started) / 200 * 1000:.2f} ms")
+    print(
+        f"TensorRT fp16 ({'strongly' if strongly_typed else 'weakly'} typed) single query: "
+        f"{(time.perf_counter() - started) / 200 * 1000:.2f} ms"
+    )
     # two threads on the one session (the batcher's worker and the readiness check): same logits as alone
     batch = encoder.encode(texts[:32])
     alone = session.logits(batch.input_ids, batch.attention_mask)

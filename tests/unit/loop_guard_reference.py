@@ -7,7 +7,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from serve.generation.loop_guard import _BOUNDARY, _LIST_MARKER, _UNIT, LOOP, NGRAM_EN, NGRAM_ZH, SENTENCE_LIMIT
+from serve.generation.loop_guard import (
+    _BOUNDARY,
+    _LIST_MARKER,
+    _UNIT,
+    LOOP,
+    NGRAM_EN,
+    NGRAM_ZH,
+    SENTENCE_LIMIT,
+)
 from serve.generation.loop_guard import ngram_counts, units
 
 
@@ -16,7 +24,9 @@ class RescanningLoopGuard:
     lang: str = "en"
     max_repeats: int = 3
     max_sentences: int | None = None
-    enabled: bool = True  # off: text passes straight through (the behaviour before the guard, for comparisons)
+    enabled: bool = (
+        True  # off: text passes straight through (the behaviour before the guard, for comparisons)
+    )
 
     def __post_init__(self) -> None:
         self.n = NGRAM_ZH if self.lang == "zh" else NGRAM_EN
@@ -64,7 +74,7 @@ class RescanningLoopGuard:
         reason = engine_reason or "stop"
         if not self.enabled:
             return "", reason
-        tail, early = self._pending[self._early:], self._early
+        tail, early = self._pending[self._early :], self._early
         self._pending, self._early = "", 0
         if not tail.strip():
             return "", reason
@@ -87,7 +97,7 @@ class RescanningLoopGuard:
         spans = [m.span() for m in _UNIT.finditer(self._pending)][:-1]  # the last word may be incomplete
         if len(spans) < self.n:
             return ""
-        tail = self._units[-(self.n - 1):] if self.n > 1 else []
+        tail = self._units[-(self.n - 1) :] if self.n > 1 else []
         words = [self._pending[a:b].lower() for a, b in spans]
         items = tail + words
         seen: Counter[tuple[str, ...]] = Counter()
@@ -120,7 +130,7 @@ class RescanningLoopGuard:
     def _loops(self, new_units: list[str]) -> bool:
         if not new_units:
             return False
-        tail = self._units[-(self.n - 1):] if self.n > 1 else []
+        tail = self._units[-(self.n - 1) :] if self.n > 1 else []
         grams = ngram_counts(tail + new_units, self.n)
         return any(self._grams[g] + c >= self.max_repeats for g, c in grams.items())
 
@@ -130,7 +140,7 @@ class RescanningLoopGuard:
         if (len(new_units) >= 3 and key in self._sentences) or self._loops(new_units):
             self.tripped, self._pending = LOOP, ""
             return False
-        tail = self._units[-(self.n - 1):] if self.n > 1 else []
+        tail = self._units[-(self.n - 1) :] if self.n > 1 else []
         self._grams.update(ngram_counts(tail + new_units, self.n))
         self._units.extend(new_units)
         if new_units:

@@ -40,8 +40,9 @@ class RecoveringTestEngine(ScriptedFakeGenerator):
 
 
 def request(session: str) -> GenerationRequest:
-    return GenerationRequest(f"r-{uuid.uuid4().hex[:8]}", (ChatMessage("user", "one two three"),), 8,
-                             affinity=session)
+    return GenerationRequest(
+        f"r-{uuid.uuid4().hex[:8]}", (ChatMessage("user", "one two three"),), 8, affinity=session
+    )
 
 
 async def run(pool: GeneratorPool, req: GenerationRequest) -> str | None:
@@ -61,8 +62,12 @@ async def until(condition, timeout: float = 5.0) -> None:
 async def half_open() -> tuple[GeneratorPool, RecoveringTestEngine]:
     """A pool whose member `a` (all the traffic) has just gone half-open; `b` takes failovers."""
     engine = RecoveringTestEngine(name="a")
-    pool = GeneratorPool([PoolMember("a", engine, 1, Breaker(1, COOLDOWN_S)),
-                          PoolMember("b", ScriptedFakeGenerator(name="b"), 0, Breaker(1, COOLDOWN_S))])
+    pool = GeneratorPool(
+        [
+            PoolMember("a", engine, 1, Breaker(1, COOLDOWN_S)),
+            PoolMember("b", ScriptedFakeGenerator(name="b"), 0, Breaker(1, COOLDOWN_S)),
+        ]
+    )
     assert await run(pool, request("s")) == "b"  # a fails: its breaker opens, b answers
     await asyncio.sleep(COOLDOWN_S * 1.5)
     assert pool.members[0].breaker.state() == "half_open"
@@ -107,7 +112,10 @@ async def test_a_cancelled_probe_frees_the_probe_slot(half_open) -> None:
     assert breaker.state() == "half_open"  # neither success nor failure: the next request probes
     second = asyncio.create_task(run(pool, request("s1")))
     await until(lambda: len(engine.started) == 2)
-    assert await asyncio.wait_for(asyncio.gather(*(run(pool, request(f"s{i}")) for i in range(2, 6))), 2) == ["b"] * 4
+    assert (
+        await asyncio.wait_for(asyncio.gather(*(run(pool, request(f"s{i}")) for i in range(2, 6))), 2)
+        == ["b"] * 4
+    )
     assert len(engine.started) == 2  # again exactly one probe in flight
     engine.ready.set()
     assert await second == "a" and breaker.state() == "closed" and not breaker.probing
@@ -157,7 +165,9 @@ async def test_a_half_open_router_backend_gets_one_probe_and_the_burst_falls_bac
     await until(lambda: first.calls == 2)
     # without the one-probe rule the burst waits on the recovering backend: bounded, so the test fails, not hangs
     burst = await asyncio.wait_for(asyncio.gather(*(chain.classify(["hello"]) for _ in range(8))), 2)
-    assert first.calls == 2 and all(r[0].backend == "scripted-test" for r in burst)  # only the probe went first
+    assert first.calls == 2 and all(
+        r[0].backend == "scripted-test" for r in burst
+    )  # only the probe went first
     first.ready.set()
     assert (await probe)[0].backend == "recovering-test"
     assert (await chain.classify(["hello"]))[0].backend == "recovering-test"  # closed again

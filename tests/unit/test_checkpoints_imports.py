@@ -37,7 +37,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
-                return stack[stack.index(dep):] + [dep]
+                return stack[stack.index(dep) :] + [dep]
             if dep not in state and (found := visit(dep)):
                 return found
         stack.pop()

@@ -22,7 +22,8 @@ def test_ci_requires_the_browser_and_redis() -> None:
 
 
 def test_without_chromium_the_browser_tests_fail_when_required_and_skip_otherwise(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(browser_conftest, "CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.setenv("CSREPLY_REQUIRE_BROWSER", "1")
     with pytest.raises(pytest.fail.Exception, match="chromium is not installed"):
@@ -32,8 +33,9 @@ def test_without_chromium_the_browser_tests_fail_when_required_and_skip_otherwis
         browser_conftest.browser_or_skip()
 
 
-def test_without_playwright_the_browser_tests_fail_when_required(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_playwright_the_browser_tests_fail_when_required(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     chromium = tmp_path / "chromium"
     chromium.write_text("")
     monkeypatch.setattr(browser_conftest, "CHROMIUM", chromium)
@@ -48,6 +50,11 @@ def test_no_test_reads_the_model_cache_from_a_hard_coded_home_folder() -> None:
     CSREPLY_CACHE_DIR (and XDG_CACHE_HOME)."""
     hard_coded = re.compile(r"\.cache/csreply|[\"']\.cache[\"']\s*/\s*[\"']csreply")
     this = Path(__file__).resolve()
-    found = [f"{path.relative_to(REPO)}:{n}" for path in sorted((REPO / "tests").rglob("*.py")) if path != this
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if hard_coded.search(line)]
+    found = [
+        f"{path.relative_to(REPO)}:{n}"
+        for path in sorted((REPO / "tests").rglob("*.py"))
+        if path != this
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if hard_coded.search(line)
+    ]
     assert found == []

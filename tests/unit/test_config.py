@@ -14,7 +14,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def test_yaml_file_then_environment_override_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_yaml_file_then_environment_override_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = tmp_path / "server.yaml"
     config.write_text("server: {port: 9001}\ngenerator: {max_tokens_limit: 512, default_max_tokens: 100}\n")
     settings = load_settings(config)

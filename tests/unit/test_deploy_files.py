@@ -28,8 +28,11 @@ def instructions(path: Path) -> list[tuple[str, str]]:
     """(INSTRUCTION, arguments), continuation lines joined, comments left out."""
     lines = [line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")]
     joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
-    return [(line.split(maxsplit=1)[0].upper(), line.split(maxsplit=1)[1]) for line in joined.splitlines()
-            if line.strip()]
+    return [
+        (line.split(maxsplit=1)[0].upper(), line.split(maxsplit=1)[1])
+        for line in joined.splitlines()
+        if line.strip()
+    ]
 
 
 def pip_installs(path: Path) -> list[list[str]]:
@@ -77,8 +80,9 @@ def test_the_build_copies_what_exists_and_what_the_wheel_needs(path: Path) -> No
         assert needed in copied, (path.name, needed)
 
 
-@pytest.mark.parametrize("path", [*DOCKERFILES, REPO / "docs" / "deploy.md", REPO / "docs" / "gpu.md"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [*DOCKERFILES, REPO / "docs" / "deploy.md", REPO / "docs" / "gpu.md"], ids=lambda p: p.name
+)
 def test_named_presets_exist(path: Path) -> None:
     for preset in PRESET.findall(path.read_text()):
         assert (REPO / preset).is_file(), (path.name, preset)
@@ -93,12 +97,16 @@ def test_the_gpu_image_is_the_tensorrt_llm_release_the_trtllm_extra_pins() -> No
     extra = [Requirement(r) for r in pyproject()["project"]["optional-dependencies"]["trtllm"]]
     (pin,) = [r for r in extra if r.name == "tensorrt-llm"]
     assert tag in pin.specifier, (tag, str(pin.specifier))
-    assert re.search(r"^ARG PRESET=build_configs/llm/", text, re.M)  # a default that test_named_presets checks
+    assert re.search(
+        r"^ARG PRESET=build_configs/llm/", text, re.M
+    )  # a default that test_named_presets checks
     assert "--extra trtllm" in text
 
 
 def helper() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("container_requirements", DEPLOY / "container_requirements.py")
+    spec = importlib.util.spec_from_file_location(
+        "container_requirements", DEPLOY / "container_requirements.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -106,9 +114,15 @@ def helper() -> ModuleType:
 
 
 def test_the_container_keeps_its_own_packages_and_gets_the_rest_from_the_metadata() -> None:
-    requires = ["torch==2.13.0", "fastapi==0.165.0; python_version >= '3.11'",
-                "fastapi==0.162.5; python_version < '3.11'", "redis==8.1.0", "pytest==9.2.0; extra == 'dev'",
-                "tensorrt-llm==1.2.1; extra == 'trtllm'", "tensorrt~=10.14.1; extra == 'trtllm'"]
+    requires = [
+        "torch==2.13.0",
+        "fastapi==0.165.0; python_version >= '3.11'",
+        "fastapi==0.162.5; python_version < '3.11'",
+        "redis==8.1.0",
+        "pytest==9.2.0; extra == 'dev'",
+        "tensorrt-llm==1.2.1; extra == 'trtllm'",
+        "tensorrt~=10.14.1; extra == 'trtllm'",
+    ]
     installed = {"torch", "tensorrt-llm", "tensorrt", "pip"}
     fastapi = "fastapi==0.165.0" if sys.version_info >= (3, 11) else "fastapi==0.162.5"  # this Python's pin
     to_install, kept = helper().split(requires, installed, ["trtllm"])

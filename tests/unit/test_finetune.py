@@ -15,10 +15,18 @@ from serve.generation.base import ChatMessage
 from serve.prompts import PromptLibrary
 
 TINY = REPO / "build_configs" / "finetune" / "tiny.yaml"
-RECORD = {"domain": "telecom", "lang": "en", "intent": "balance_usage_inquiry",
-          "context": {"name": "Priya", "data_left": "3.2 GB"},
-          "history": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello! How can I help?"}],
-          "message": "how much data is left?", "reply": "Hi Priya, you have 3.2 GB of data left this month."}
+RECORD = {
+    "domain": "telecom",
+    "lang": "en",
+    "intent": "balance_usage_inquiry",
+    "context": {"name": "Priya", "data_left": "3.2 GB"},
+    "history": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello! How can I help?"},
+    ],
+    "message": "how much data is left?",
+    "reply": "Hi Priya, you have 3.2 GB of data left this month.",
+}
 
 
 def base_model() -> Path:
@@ -34,9 +42,12 @@ def test_a_record_renders_as_the_pipeline_renders_its_request() -> None:
     library = PromptLibrary.load()
     conv = parse_record(RECORD, "x:1")
     system = library.system_prompt("telecom", "en", "balance_usage_inquiry", RECORD["context"])
-    assert conv.messages(library) == (ChatMessage("system", system), ChatMessage("user", "hi"),
-                                      ChatMessage("assistant", "Hello! How can I help?"),
-                                      ChatMessage("user", "how much data is left?"))
+    assert conv.messages(library) == (
+        ChatMessage("system", system),
+        ChatMessage("user", "hi"),
+        ChatMessage("assistant", "Hello! How can I help?"),
+        ChatMessage("user", "how much data is left?"),
+    )
     assert "3.2 GB" in system
     chat = ChatTokenizer.from_dir(base_model())
     eot = end_of_turn(chat.tokenizer)
@@ -65,8 +76,14 @@ def test_heldout_split_is_stable_and_disjoint() -> None:
 
 
 def test_gate_fails_only_beyond_the_margins() -> None:
-    base = {"repetition_rate": 0.10, "unsupported_fact_rate": 0.10, "cut_mid_sentence_rate": 0.2,
-            "language_match": 1.0, "must_include_rate": 0.5, "chrf": 30.0}
+    base = {
+        "repetition_rate": 0.10,
+        "unsupported_fact_rate": 0.10,
+        "cut_mid_sentence_rate": 0.2,
+        "language_match": 1.0,
+        "must_include_rate": 0.5,
+        "chrf": 30.0,
+    }
     assert gate(base, {**base, "chrf": 29.5, "repetition_rate": 0.11}, GateSection()) == []
     problems = gate(base, {**base, "repetition_rate": 0.2, "chrf": 25.0}, GateSection())
     assert [p.split(":")[0] for p in problems] == ["repetition_rate", "chrf"]
@@ -92,17 +109,27 @@ def test_the_gate_fails_on_a_planted_regression(tmp_path: Path) -> None:
     """Train hard on replies that loop and invent an amount: the fine-tuned model must be refused."""
     bad = tmp_path / "planted.jsonl"
     loop = "Your refund of 999 dollars is ready today. " * 4
-    rows = [{**RECORD, "message": f"question number {i} about my data", "reply": loop.strip(), "history": []}
-            for i in range(24)]
+    rows = [
+        {**RECORD, "message": f"question number {i} about my data", "reply": loop.strip(), "history": []}
+        for i in range(24)
+    ]
     bad.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     config = load_finetune_config(TINY)
-    config = config.model_copy(update={
-        "data": config.data.model_copy(update={"train": [str(bad)], "heldout_fraction": 0.2, "max_heldout": 1,
-                                               "max_train_examples": 8}),
-        "train": config.train.model_copy(update={"max_steps": 4, "lr": 5e-3, "batch_size": 2}),
-        "lora": config.lora.model_copy(update={"r": 8, "alpha": 16}),
-        "eval": config.eval.model_copy(update={"max_new_tokens": 32}),
-    })
+    config = config.model_copy(
+        update={
+            "data": config.data.model_copy(
+                update={
+                    "train": [str(bad)],
+                    "heldout_fraction": 0.2,
+                    "max_heldout": 1,
+                    "max_train_examples": 8,
+                }
+            ),
+            "train": config.train.model_copy(update={"max_steps": 4, "lr": 5e-3, "batch_size": 2}),
+            "lora": config.lora.model_copy(update={"r": 8, "alpha": 16}),
+            "eval": config.eval.model_copy(update={"max_new_tokens": 32}),
+        }
+    )
     with pytest.raises(GateFailed, match="repetition_rate|unsupported_fact_rate"):
         run_finetune(config, tmp_path / "out", base_model())
     report = json.loads((tmp_path / "out" / "report.json").read_text())

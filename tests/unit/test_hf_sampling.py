@@ -82,16 +82,27 @@ def test_same_seed_and_step_give_the_same_noise_and_steps_differ() -> None:
 def test_processor_list_reserves_one_argument_row_per_processor() -> None:
     processors = build_processors(frozenset({2}))
     assert processors.tensors_required == 6
-    assert set(processors.supported_keys) == {"ignore_eos", "temperature", "top_p", "sample_seed", "repetition_penalty",
-                                              "presence_penalty", "frequency_penalty", "no_repeat_ngram_size"}
+    assert set(processors.supported_keys) == {
+        "ignore_eos",
+        "temperature",
+        "top_p",
+        "sample_seed",
+        "repetition_penalty",
+        "presence_penalty",
+        "frequency_penalty",
+        "no_repeat_ngram_size",
+    }
     processors.check_kwargs(sampling_kwargs(0.7, 0.9, 3))  # types accepted by transformers' check
 
 
 def history_rows(*items: tuple[dict, list[int]]) -> list[SimpleNamespace]:
     """Stand-ins for FutureRequestState with a token history (the guards read generated_tokens)."""
     return [
-        SimpleNamespace(state=SimpleNamespace(logit_processor_kwargs=k, generated_tokens=list(t),
-                                              generated_len=lambda t=t: len(t)))
+        SimpleNamespace(
+            state=SimpleNamespace(
+                logit_processor_kwargs=k, generated_tokens=list(t), generated_len=lambda t=t: len(t)
+            )
+        )
         for k, t in items
     ]
 
@@ -108,10 +119,12 @@ def test_banned_tokens_are_the_continuations_of_the_current_prefix() -> None:
 def test_no_repeat_ngram_bans_only_in_the_guarded_row() -> None:
     scores = torch.zeros(2, 10)
     proc = NoRepeatNGram()
-    arg = proc.prepare_tensor_args(history_rows(
-        (guard_kwargs(no_repeat_ngram_size=3), [1, 2, 3, 1, 2]),
-        (guard_kwargs(), [1, 2, 3, 1, 2]),
-    ))
+    arg = proc.prepare_tensor_args(
+        history_rows(
+            (guard_kwargs(no_repeat_ngram_size=3), [1, 2, 3, 1, 2]),
+            (guard_kwargs(), [1, 2, 3, 1, 2]),
+        )
+    )
     out = proc(scores, arg)
     assert torch.isinf(out[0]).nonzero().flatten().tolist() == [3]
     assert torch.equal(out[1], scores[1])
@@ -120,10 +133,12 @@ def test_no_repeat_ngram_bans_only_in_the_guarded_row() -> None:
 def test_penalties_follow_the_documented_formulas_per_row() -> None:
     scores = torch.tensor([[2.0, -2.0, 1.0, 0.5], [2.0, -2.0, 1.0, 0.5]])
     proc = RepetitionGuard()
-    arg = proc.prepare_tensor_args(history_rows(
-        (guard_kwargs(repetition_penalty=2.0, presence_penalty=0.5, frequency_penalty=0.25), [0, 1, 1]),
-        (guard_kwargs(), [0, 1, 1]),
-    ))
+    arg = proc.prepare_tensor_args(
+        history_rows(
+            (guard_kwargs(repetition_penalty=2.0, presence_penalty=0.5, frequency_penalty=0.25), [0, 1, 1]),
+            (guard_kwargs(), [0, 1, 1]),
+        )
+    )
     out = proc(scores, arg)
     # token 0: 2/2 - 0.5 - 0.25*1; token 1: -2*2 - 0.5 - 0.25*2; tokens 2, 3 never generated: unchanged
     assert torch.allclose(out[0], torch.tensor([0.25, -5.0, 1.0, 0.5]))
@@ -140,7 +155,9 @@ def test_guards_leave_rows_without_history_untouched() -> None:
 def test_guard_kwargs_pass_transformers_type_check() -> None:
     processors = build_processors()
     assert processors.tensors_required == 6
-    processors.check_kwargs({**sampling_kwargs(0.0, 1.0, 3), **guard_kwargs(1.1, 0.0, 0.0, 4), "ignore_eos": 1})
+    processors.check_kwargs(
+        {**sampling_kwargs(0.0, 1.0, 3), **guard_kwargs(1.1, 0.0, 0.0, 4), "ignore_eos": 1}
+    )
 
 
 def test_ignore_eos_bans_the_stop_ids_in_its_own_row_only() -> None:

@@ -34,7 +34,9 @@ def imported(path: Path, name: str, known: set[str]) -> set[str]:
             if node.level:  # relative import
                 anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join(anchor + ([base] if base else []))
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -94,15 +96,21 @@ def test_the_walk_sees_imports_inside_functions_and_from_imports() -> None:
 
 
 def test_no_serve_module_imports_checkpoints() -> None:
-    offenders = {name: sorted(t for t in targets if t.split(".")[0] == "checkpoints")
-                 for name, targets in graph().items() if name.split(".")[0] == "serve"}
+    offenders = {
+        name: sorted(t for t in targets if t.split(".")[0] == "checkpoints")
+        for name, targets in graph().items()
+        if name.split(".")[0] == "serve"
+    }
     assert not {k: v for k, v in offenders.items() if v}
 
 
 def _checkpoints_cycles() -> list[list[str]]:
     edges = graph()
-    inner = {name: {t for t in targets if t.startswith("checkpoints")}
-             for name, targets in edges.items() if name.startswith("checkpoints")}
+    inner = {
+        name: {t for t in targets if t.startswith("checkpoints")}
+        for name, targets in edges.items()
+        if name.startswith("checkpoints")
+    }
     return cycles(inner)
 
 
@@ -118,6 +126,9 @@ def test_no_import_cycle_across_serve_and_checkpoints() -> None:
 
 def test_no_import_cycle_among_serve_modules() -> None:
     edges = graph()
-    inner = {name: {t for t in targets if t.startswith("serve")} for name, targets in edges.items()
-             if name.startswith("serve")}
+    inner = {
+        name: {t for t in targets if t.startswith("serve")}
+        for name, targets in edges.items()
+        if name.startswith("serve")
+    }
     assert cycles(inner) == []

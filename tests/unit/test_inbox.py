@@ -30,9 +30,17 @@ HANDOFF = RouteDecision("handoff", "customer_requested_human")
 LLM = RouteDecision("llm", "generated_reply")
 
 
-def intent(label: str, confidence: float, uncertain: bool = False, second: str = "billing_inquiry") -> IntentResult:
-    ranking = (Ranked(label, confidence), Ranked(second, round(1 - confidence, 6) / 2), Ranked("out_of_scope", 0.01))
-    return IntentResult(label, confidence, ranking, uncertain, "low_confidence" if uncertain else None, "onnx", "en")
+def intent(
+    label: str, confidence: float, uncertain: bool = False, second: str = "billing_inquiry"
+) -> IntentResult:
+    ranking = (
+        Ranked(label, confidence),
+        Ranked(second, round(1 - confidence, 6) / 2),
+        Ranked("out_of_scope", 0.01),
+    )
+    return IntentResult(
+        label, confidence, ranking, uncertain, "low_confidence" if uncertain else None, "onnx", "en"
+    )
 
 
 def metric(metrics: Metrics, name: str, **labels: str) -> float:
@@ -48,17 +56,24 @@ def lines(path: Path) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------- what is kept
-@pytest.mark.parametrize("result,decision,record,expected", [
-    (intent("billing_dispute", 0.39, uncertain=True), CLARIFY, ["uncertain", "handoff"], "uncertain"),
-    (intent("contact_human", 0.99), HANDOFF, ["uncertain", "handoff"], "handoff"),
-    (intent("billing_dispute", 0.39, uncertain=True), RouteDecision("handoff", "repeated_uncertain_intent"),
-     ["uncertain"], "uncertain"),
-    (intent("billing_dispute", 0.95), LLM, ["uncertain", "handoff"], None),
-    (intent("out_of_scope", 0.97), RouteDecision("template", "x"), ["uncertain", "handoff"], None),
-    (intent("out_of_scope", 0.97), RouteDecision("template", "x"), ["out_of_scope"], "out_of_scope"),
-    (intent("billing_dispute", 0.6), LLM, ["low_confidence"], "low_confidence"),
-    (intent("billing_dispute", 0.8), LLM, ["low_confidence"], None),
-])
+@pytest.mark.parametrize(
+    "result,decision,record,expected",
+    [
+        (intent("billing_dispute", 0.39, uncertain=True), CLARIFY, ["uncertain", "handoff"], "uncertain"),
+        (intent("contact_human", 0.99), HANDOFF, ["uncertain", "handoff"], "handoff"),
+        (
+            intent("billing_dispute", 0.39, uncertain=True),
+            RouteDecision("handoff", "repeated_uncertain_intent"),
+            ["uncertain"],
+            "uncertain",
+        ),
+        (intent("billing_dispute", 0.95), LLM, ["uncertain", "handoff"], None),
+        (intent("out_of_scope", 0.97), RouteDecision("template", "x"), ["uncertain", "handoff"], None),
+        (intent("out_of_scope", 0.97), RouteDecision("template", "x"), ["out_of_scope"], "out_of_scope"),
+        (intent("billing_dispute", 0.6), LLM, ["low_confidence"], "low_confidence"),
+        (intent("billing_dispute", 0.8), LLM, ["low_confidence"], None),
+    ],
+)
 def test_reason_is_the_first_configured_one_that_applies(result, decision, record, expected) -> None:
     assert reason_for(result, decision, record, 0.7) == expected
 
@@ -70,8 +85,9 @@ def test_disabled_by_default_builds_nothing(tmp_path) -> None:
 
 
 def test_default_redis_is_the_one_the_server_already_uses(tmp_path) -> None:
-    settings = Settings.model_validate({"cache_dir": tmp_path, "cache": {"backend": "redis",
-                                                                         "redis_url": "redis://cache:6379/2"}})
+    settings = Settings.model_validate(
+        {"cache_dir": tmp_path, "cache": {"backend": "redis", "redis_url": "redis://cache:6379/2"}}
+    )
     assert settings.inbox_redis_url == "redis://cache:6379/2"
     assert settings.inbox_path == tmp_path / "inbox" / "router.jsonl"
 
@@ -102,7 +118,11 @@ async def test_rows_are_redacted_hash_the_session_and_are_written_on_close(tmp_p
     rows = lines(path)
     assert [r["reason"] for r in rows] == ["uncertain"] * 3 + ["handoff"]
     first, handoff = rows[0], rows[-1]
-    assert first["predicted"] == "billing_dispute" and first["confidence"] == 0.39 and first["route"] == "clarify"
+    assert (
+        first["predicted"] == "billing_dispute"
+        and first["confidence"] == 0.39
+        and first["route"] == "clarify"
+    )
     assert first["top"][0] == ["billing_dispute", 0.39] and len(first["top"]) == 3
     assert first["turn"] == 2 and first["previous_intent"] == "network_fault" and first["intent"] is None
     assert "handoff_reason" not in first and handoff["handoff_reason"] == "customer_requested_human"
@@ -124,7 +144,9 @@ async def test_the_same_session_hashes_alike_and_another_one_differently(tmp_pat
     inbox = FeedbackInbox(FileSink(path, 1 << 20, 1), FeedbackInboxSettings(enabled=True))
     inbox.start()
     for sid in ("a", "a", "b"):
-        inbox.offer("hm", intent("billing_dispute", 0.3, uncertain=True), CLARIFY, "en", Session(sid, "telecom"), ())
+        inbox.offer(
+            "hm", intent("billing_dispute", 0.3, uncertain=True), CLARIFY, "en", Session(sid, "telecom"), ()
+        )
     await inbox.aclose()
     hashes = [r["session"] for r in lines(path)]
     assert hashes[0] == hashes[1] != hashes[2]
@@ -133,7 +155,9 @@ async def test_the_same_session_hashes_alike_and_another_one_differently(tmp_pat
 async def test_a_full_queue_drops_and_counts_without_waiting(tmp_path) -> None:
     path = tmp_path / "i.jsonl"
     metrics = Metrics()
-    inbox = FeedbackInbox(FileSink(path, 1 << 20, 1), FeedbackInboxSettings(enabled=True, queue_size=2), metrics)
+    inbox = FeedbackInbox(
+        FileSink(path, 1 << 20, 1), FeedbackInboxSettings(enabled=True, queue_size=2), metrics
+    )
     # Not started yet: nothing drains, so the queue fills after two rows; `offer` is synchronous, so it returns
     # whatever the sink does.
     for i in range(5):
@@ -149,8 +173,11 @@ async def test_a_full_queue_drops_and_counts_without_waiting(tmp_path) -> None:
 
 async def test_sample_rate_keeps_a_share(tmp_path) -> None:
     draws = iter([0.1, 0.9, 0.2, 0.6])
-    inbox = FeedbackInbox(FileSink(tmp_path / "i.jsonl", 1 << 20, 1),
-                          FeedbackInboxSettings(enabled=True, sample_rate=0.5), chance=lambda: next(draws))
+    inbox = FeedbackInbox(
+        FileSink(tmp_path / "i.jsonl", 1 << 20, 1),
+        FeedbackInboxSettings(enabled=True, sample_rate=0.5),
+        chance=lambda: next(draws),
+    )
     inbox.start()
     for i in range(4):
         inbox.offer(f"m{i}", intent("billing_dispute", 0.3, uncertain=True), CLARIFY, "en", None, ())
@@ -166,7 +193,11 @@ async def test_the_file_rotates_by_size_and_keeps_n(tmp_path) -> None:
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == ["router.jsonl", "router.jsonl.1", "router.jsonl.2"]
     assert all(p.stat().st_size <= 300 for p in tmp_path.iterdir())
-    texts = [r["text"] for name in ("router.jsonl.2", "router.jsonl.1", "router.jsonl") for r in lines(tmp_path / name)]
+    texts = [
+        r["text"]
+        for name in ("router.jsonl.2", "router.jsonl.1", "router.jsonl")
+        for r in lines(tmp_path / name)
+    ]
     assert texts == sorted(texts) and texts[-1] == "message number 11"  # newest kept, in order
     assert "message number 00" not in texts  # the oldest file was deleted
 
@@ -188,12 +219,16 @@ async def test_redis_list_is_capped_and_redacted_and_the_cli_reads_it(capsys) ->
     import redis
 
     key = f"csreply:test:inbox:{uuid.uuid4().hex}"
-    inbox = FeedbackInbox(RedisSink(REDIS_URL, key, max_rows=3), FeedbackInboxSettings(enabled=True, backend="redis"))
+    inbox = FeedbackInbox(
+        RedisSink(REDIS_URL, key, max_rows=3), FeedbackInboxSettings(enabled=True, backend="redis")
+    )
     inbox.start()
     client = redis.Redis.from_url(REDIS_URL)
     try:
         for i, text in enumerate(PII_MESSAGES + ["which one, 4111-1111-1111-1111?", "the other thing"]):
-            inbox.offer(f"{i}: {text}", intent("billing_dispute", 0.3, uncertain=True), CLARIFY, "en", None, ())
+            inbox.offer(
+                f"{i}: {text}", intent("billing_dispute", 0.3, uncertain=True), CLARIFY, "en", None, ()
+            )
         await inbox.aclose()
         stored = [json.loads(raw) for raw in client.lrange(key, 0, -1)]
         assert [r["text"][0] for r in stored] == ["2", "3", "4"]  # the newest three
@@ -213,15 +248,35 @@ async def test_redis_list_is_capped_and_redacted_and_the_cli_reads_it(capsys) ->
 # -------------------------------------------------------------------------------------------------- CLI
 def write_inbox(path: Path) -> None:
     rows = [
-        ("where is it", "order_tracking", 0.41, "uncertain"), ("Where is it?", "order_tracking", 0.43, "uncertain"),
-        ("the parcel thing", "order_tracking", 0.38, "uncertain"), ("human please", "contact_human", 0.99, "handoff"),
-        ("still broken", "network_fault", 0.35, "uncertain"), ("get me a person <phone>", "contact_human", 0.97,
-                                                                 "handoff"),
+        ("where is it", "order_tracking", 0.41, "uncertain"),
+        ("Where is it?", "order_tracking", 0.43, "uncertain"),
+        ("the parcel thing", "order_tracking", 0.38, "uncertain"),
+        ("human please", "contact_human", 0.99, "handoff"),
+        ("still broken", "network_fault", 0.35, "uncertain"),
+        ("get me a person <phone>", "contact_human", 0.97, "handoff"),
     ]
-    path.write_text("".join(json.dumps({"ts": "2026-12-03T09:00:00Z", "text": t, "lang": "en", "predicted": p,
-                                        "confidence": c, "top": [[p, c]], "reason": r, "route": "clarify",
-                                        "turn": 1, "intent": None}) + "\n" for t, p, c, r in rows)
-                    + '{"text": "cut off by a cra\n', encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "ts": "2026-12-03T09:00:00Z",
+                    "text": t,
+                    "lang": "en",
+                    "predicted": p,
+                    "confidence": c,
+                    "top": [[p, c]],
+                    "reason": r,
+                    "route": "clarify",
+                    "turn": 1,
+                    "intent": None,
+                }
+            )
+            + "\n"
+            for t, p, c, r in rows
+        )
+        + '{"text": "cut off by a cra\n',
+        encoding="utf-8",
+    )
 
 
 def test_cli_groups_by_predicted_intent_and_reason(tmp_path, capsys) -> None:
@@ -232,9 +287,12 @@ def test_cli_groups_by_predicted_intent_and_reason(tmp_path, capsys) -> None:
     out = captured.out.splitlines()
     assert out[0] == f"{path}: 6 rows, 5 distinct texts: uncertain 4, handoff 2"
     header = next(i for i, line in enumerate(out) if line.startswith("predicted intent"))
-    groups = [line.split() for line in out[header + 1:] if not line.startswith(" ")]
-    assert groups == [["order_tracking", "3", "3", "0"], ["contact_human", "2", "0", "2"],
-                      ["network_fault", "1", "1", "0"]]
+    groups = [line.split() for line in out[header + 1 :] if not line.startswith(" ")]
+    assert groups == [
+        ["order_tracking", "3", "3", "0"],
+        ["contact_human", "2", "0", "2"],
+        ["network_fault", "1", "1", "0"],
+    ]
     assert '"the parcel thing"' in captured.out and "1 lines that are not JSON" in captured.err
 
     assert main(["router", "inbox", "--path", str(path), "--reason", "handoff", "--examples", "1"]) == 0
@@ -245,11 +303,23 @@ def test_cli_groups_by_predicted_intent_and_reason(tmp_path, capsys) -> None:
 def test_cli_reads_the_rotated_files_and_limit_keeps_the_newest(tmp_path, capsys) -> None:
     path = tmp_path / "router.jsonl"
     write_inbox(path.with_name("router.jsonl.1"))
-    path.write_text(json.dumps({"text": "newest", "predicted": "billing_dispute", "confidence": 0.3,
-                                "reason": "uncertain", "lang": "en"}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "text": "newest",
+                "predicted": "billing_dispute",
+                "confidence": 0.3,
+                "reason": "uncertain",
+                "lang": "en",
+            }
+        )
+        + "\n"
+    )
     assert main(["router", "inbox", "--path", str(path), "--limit", "2"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"{path} and 1 rotated files: 2 rows") and "newest" in out and "get me a person" in out
+    assert (
+        out.startswith(f"{path} and 1 rotated files: 2 rows") and "newest" in out and "get me a person" in out
+    )
 
 
 def test_cli_without_an_inbox_says_where_it_looked(tmp_path, capsys) -> None:
@@ -276,12 +346,25 @@ def test_export_then_label_then_the_build_loader_takes_the_labelled_rows(tmp_pat
     out.write_text("".join(json.dumps(r) + "\n" for r in by_text.values()))
 
     config_path = tmp_path / "build.yaml"
-    config_path.write_text(yaml.safe_dump({"version": 1, "name": "inbox-test", "data": {
-        "train": [], "heldout": None, "extra_data": [{"name": "inbox", "path": str(out), "dev_fraction": 0}]}}))
+    config_path.write_text(
+        yaml.safe_dump(
+            {
+                "version": 1,
+                "name": "inbox-test",
+                "data": {
+                    "train": [],
+                    "heldout": None,
+                    "extra_data": [{"name": "inbox", "path": str(out), "dev_fraction": 0}],
+                },
+            }
+        )
+    )
     config = load_router_config(config_path)
     examples = load_extra(config.data.extra_data[0])
     assert sorted((e.text, e.intent, e.source) for e in examples) == [
-        ("still broken", "network_fault", "inbox"), ("the parcel thing", "order_tracking", "inbox")]
+        ("still broken", "network_fault", "inbox"),
+        ("the parcel thing", "order_tracking", "inbox"),
+    ]
     assert "2 rows without an intent were skipped" in capsys.readouterr().err
     data = load_training_data(config.data, seed=1)
     assert len(data.train) == 2 and data.sources[0]["rows"] == 2

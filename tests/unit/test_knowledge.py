@@ -39,7 +39,10 @@ ENTRY = """  - id: {id}
 
 
 def entry(id: str, title: str, question: str, text: str, extra: str = "") -> str:
-    return ENTRY.format(id=id, title=title, questions=json.dumps(question, ensure_ascii=False), text=text) + extra
+    return (
+        ENTRY.format(id=id, title=title, questions=json.dumps(question, ensure_ascii=False), text=text)
+        + extra
+    )
 
 
 def test_the_shipped_knowledge_base_loads_in_both_languages_and_domains() -> None:
@@ -52,12 +55,17 @@ def test_the_shipped_knowledge_base_loads_in_both_languages_and_domains() -> Non
 
 
 def test_every_problem_is_named_with_file_and_entry(tmp_path: Path) -> None:
-    write(tmp_path, "en", "a.yaml", entry("ok-one", "One", "one?", "One.")
-          + entry("Bad Id", "Two", "two?", "Two.")
-          + entry("ok-one", "Again", "again?", "Again.")
-          + entry("wrong-intent", "Three", "three?", "Three.", "    intents: [not_an_intent]\n")
-          + entry("yaml-bool", "Four", "four?", "Four.", "    tags: [off]\n")
-          + entry("bad-slot", "Five", "five?", "'{{ context.order_id }} here'"))
+    write(
+        tmp_path,
+        "en",
+        "a.yaml",
+        entry("ok-one", "One", "one?", "One.")
+        + entry("Bad Id", "Two", "two?", "Two.")
+        + entry("ok-one", "Again", "again?", "Again.")
+        + entry("wrong-intent", "Three", "three?", "Three.", "    intents: [not_an_intent]\n")
+        + entry("yaml-bool", "Four", "four?", "Four.", "    tags: [off]\n")
+        + entry("bad-slot", "Five", "five?", "'{{ context.order_id }} here'"),
+    )
     with pytest.raises(KnowledgeError) as info:
         load_entries(tmp_path)
     message = str(info.value)
@@ -69,11 +77,19 @@ def test_every_problem_is_named_with_file_and_entry(tmp_path: Path) -> None:
 
 
 def test_expired_entries_are_left_out_and_the_digest_follows_edits(tmp_path: Path) -> None:
-    path = write(tmp_path, "en", "a.yaml", entry("sale-now", "Sale", "sale?", "Sale on.", "    valid_until: 2026-01-31\n")
-                 + entry("always", "Always", "always?", "Always."))
+    path = write(
+        tmp_path,
+        "en",
+        "a.yaml",
+        entry("sale-now", "Sale", "sale?", "Sale on.", "    valid_until: 2026-01-31\n")
+        + entry("always", "Always", "always?", "Always."),
+    )
     loaded = load_entries(tmp_path, today=dt.date(2026, 2, 1))
     assert [e.id for e in loaded.entries] == ["always"] and [e.id for e in loaded.expired] == ["sale-now"]
-    assert [e.id for e in load_entries(tmp_path, today=dt.date(2026, 1, 31)).entries] == ["sale-now", "always"]
+    assert [e.id for e in load_entries(tmp_path, today=dt.date(2026, 1, 31)).entries] == [
+        "sale-now",
+        "always",
+    ]
     path.write_text(path.read_text() + entry("more", "More", "more?", "More."), encoding="utf-8")
     assert load_entries(tmp_path, today=dt.date(2026, 2, 1)).digest != loaded.digest
 
@@ -86,25 +102,36 @@ def test_files_outside_the_layout_are_reported(tmp_path: Path) -> None:
 
 
 def test_the_index_ranks_the_entry_whose_question_the_message_contains() -> None:
-    views = [View(0, "which courier do you use", "key"), View(0, "Parcels go by SF Express.", "body"),
-             View(1, "how long do refunds take", "key"), View(1, "Refunds take 5-7 working days.", "body"),
-             View(2, "发什么快递", "key"), View(2, "包裹由顺丰速运配送。", "body")]
+    views = [
+        View(0, "which courier do you use", "key"),
+        View(0, "Parcels go by SF Express.", "body"),
+        View(1, "how long do refunds take", "key"),
+        View(1, "Refunds take 5-7 working days.", "body"),
+        View(2, "发什么快递", "key"),
+        View(2, "包裹由顺丰速运配送。", "body"),
+    ]
     index = HybridIndex(views)
     best = index.search("hi, which courier do you use for parcels to Leeds?", k=3)
     assert best[0].item == 0 and 0 <= best[-1].score <= best[0].score <= 1
     assert index.search("你们一般发什么快递啊", k=1)[0].item == 2
-    assert index.search("courier for refunds", k=1, allowed=np.array([False, True, True]))[0].item == 1  # 0 is not
+    assert (
+        index.search("courier for refunds", k=1, allowed=np.array([False, True, True]))[0].item == 1
+    )  # 0 is not
     assert index.search("how long do refunds take", k=3, prior=np.array([1.0, 0.0, 0.0]))[0].item == 1
 
 
 def test_direct_answers_are_cut_to_three_sentences_and_say_when_in_the_other_language(tmp_path: Path) -> None:
-    long_text = "'Returns are free. You have 30 days. Start in My Orders. Refunds take a week. Gifts go back too.'"
+    long_text = (
+        "'Returns are free. You have 30 days. Start in My Orders. Refunds take a week. Gifts go back too.'"
+    )
     write(tmp_path, "en", "a.yaml", entry("returns-all", "Returns", "how do returns work", long_text))
     write(tmp_path, "zh", "a.yaml", entry("points-only-zh", "积分", "积分怎么用", "100积分抵扣€1。"))
     base = KnowledgeBase.load(tmp_path)
     hit = base.search("ecommerce", "en", "how do returns work, do gifts go back", k=1)[0]
     answer = base.answer(hit, "en", "how do returns work, do gifts go back", "Shop", {})
-    assert answer.startswith("Returns are free.") and "Gifts go back too." in answer and answer.count(".") == 3
+    assert (
+        answer.startswith("Returns are free.") and "Gifts go back too." in answer and answer.count(".") == 3
+    )
     cross = base.search("ecommerce", "en", "积分怎么用", k=1)[0]
     assert cross.cross_lingual and cross.entry.id == "points-only-zh"
     assert base.answer(cross, "en", "积分怎么用", "Shop", {}).startswith(OTHER_LANGUAGE_NOTE["en"])
@@ -132,8 +159,12 @@ def test_the_fitted_projection_separates_items_the_raw_vectors_mix() -> None:
 
 
 def test_retrieval_metrics_count_ranks_answers_and_unanswerable_messages() -> None:
-    questions = [Question("a", "ecommerce", "en", ("x",)), Question("b", "ecommerce", "en", ("y",)),
-                 Question("c", "ecommerce", "en", ()), Question("d", "ecommerce", "zh", ("z",), "test")]
+    questions = [
+        Question("a", "ecommerce", "en", ("x",)),
+        Question("b", "ecommerce", "en", ("y",)),
+        Question("c", "ecommerce", "en", ()),
+        Question("d", "ecommerce", "zh", ("z",), "test"),
+    ]
     ranked = [[("x", 0.9), ("y", 0.2)], [("x", 0.7), ("y", 0.6)], [("x", 0.8)], [("q", 0.3), ("z", 0.2)]]
     result = score(questions, ranked, answer_at=0.65)
     en = result["en"]

@@ -9,13 +9,16 @@ from serve.generation.loop_guard import (
     split_sentences,
 )
 
-LOOPING = ("You can check your data in the app. You can also check the data allowance in the app's home screen "
-           "or dialing *100#. You can also check the data allowance in the app's home screen or dialing *100#. "
-           "You can also check the data allowance in the app's home screen or dialing *100#.")
+LOOPING = (
+    "You can check your data in the app. You can also check the data allowance in the app's home screen "
+    "or dialing *100#. You can also check the data allowance in the app's home screen or dialing *100#. "
+    "You can also check the data allowance in the app's home screen or dialing *100#."
+)
 
 
-def stream(guard: LoopGuard, text: str, engine_reason: str, step: int = 3,
-           near_limit_from: int | None = None) -> tuple[str, str]:
+def stream(
+    guard: LoopGuard, text: str, engine_reason: str, step: int = 3, near_limit_from: int | None = None
+) -> tuple[str, str]:
     """Feed `text` in small pieces, like engine deltas, and return what was sent and the finish reason;
     from character `near_limit_from` on, the token budget counts as nearly spent."""
     sent = []
@@ -56,8 +59,10 @@ def test_length_drops_the_unfinished_last_sentence() -> None:
 
 
 def test_a_normal_reply_passes_unchanged() -> None:
-    reply = ("Sorry your payment didn't go through. Please check that your card hasn't expired, then try again. "
-             "If money left your account, reply \"human agent\".")
+    reply = (
+        "Sorry your payment didn't go through. Please check that your card hasn't expired, then try again. "
+        'If money left your account, reply "human agent".'
+    )
     text, reason = stream(LoopGuard("en"), reply, "stop")
     assert (text, reason) == (reply, "stop")
 
@@ -66,17 +71,25 @@ def test_numbered_steps_are_not_cut_at_the_list_marker() -> None:
     reply = "Here is how:\n1. Open the app.\n2. Tap Billing.\n3. Tap Pay bill."
     text, reason = stream(LoopGuard("en"), reply, "stop")
     assert (text, reason) == (reply, "stop")
-    assert split_sentences(reply) == ["Here is how:", "1. Open the app.", "2. Tap Billing.", "3. Tap Pay bill."]
+    assert split_sentences(reply) == [
+        "Here is how:",
+        "1. Open the app.",
+        "2. Tap Billing.",
+        "3. Tap Pay bill.",
+    ]
 
 
 def test_sentence_limit_ends_after_that_many_sentences() -> None:
-    text, reason = stream(LoopGuard("en", max_sentences=2), "One fact here. Two facts here. Three facts here. ",
-                          "stop")
+    text, reason = stream(
+        LoopGuard("en", max_sentences=2), "One fact here. Two facts here. Three facts here. ", "stop"
+    )
     assert reason == SENTENCE_LIMIT and text == "One fact here. Two facts here."
 
 
 def test_no_complete_sentence_under_length_ends_on_a_whole_word() -> None:
-    text, reason = stream(LoopGuard("en"), "To pay your bill open the app and go to Billing then Pay bi", "length")
+    text, reason = stream(
+        LoopGuard("en"), "To pay your bill open the app and go to Billing then Pay bi", "length"
+    )
     assert reason == "length" and text.endswith("Pay")
 
 
@@ -95,6 +108,8 @@ def test_a_disabled_guard_passes_everything_through() -> None:
 
 def test_words_stream_before_their_sentence_ends() -> None:
     guard = LoopGuard("en")
-    sent = [guard.push(piece) for piece in ("Your parcel ", "left our warehouse ", "this morning and ", "should ")]
+    sent = [
+        guard.push(piece) for piece in ("Your parcel ", "left our warehouse ", "this morning and ", "should ")
+    ]
     assert "".join(sent).startswith("Your parcel left")  # released while the sentence is still open
     assert not "".join(sent).endswith("should ")  # the last words wait: they could start a repeat

@@ -17,9 +17,9 @@ REPLIES = [
     "dialing *100#. You can also check the data allowance in the app's home screen or dialing *100#. ",
     "Decentralized " * 30,
     "Sorry your payment didn't go through. Please check that your card hasn't expired, then try again. "
-    "If money left your account, reply \"human agent\".",
+    'If money left your account, reply "human agent".',
     "Here is how:\n1. Open the app.\n2. Tap Billing.\n\n3. Tap Pay bill.\na) Confirm. b) Done.\n",
-    "Your bill is $42.50, due on 3 May... You can pay it (online!) in the app under Billing?! \"Yes.\" Then "
+    'Your bill is $42.50, due on 3 May... You can pay it (online!) in the app under Billing?! "Yes." Then '
     "wait. Then wait. Then wait. And the order 1234 ships today, today, today today today.",
     "您好！您可以在App首页查看剩余流量。您可以在App首页查看剩余流量。「好的。」请稍等……我们会尽快处理！",
     "Hi 你好. The parcel 包裹 left the warehouse 仓库 this morning 今天早上; it arrives tomorrow. Track it here. "
@@ -31,8 +31,9 @@ REPLIES = [
 ]
 
 
-def run(guard: LoopGuard | RescanningLoopGuard, pieces: list[str], near_from: int,
-        reason: str) -> tuple[list[str], str | None, tuple[str, str]]:
+def run(
+    guard: LoopGuard | RescanningLoopGuard, pieces: list[str], near_from: int, reason: str
+) -> tuple[list[str], str | None, tuple[str, str]]:
     sent = []
     for i, piece in enumerate(pieces):
         sent.append(guard.push(piece, near_limit=i >= near_from))

@@ -19,14 +19,24 @@ from tests.conftest import sse_json
 from tests.fakes import ScriptedFakeGenerator
 
 
-def member(name: str, weight: float, engine: ScriptedFakeGenerator | None = None, failures: int = 2,
-           cooldown_s: float = 60.0) -> PoolMember:
+def member(
+    name: str,
+    weight: float,
+    engine: ScriptedFakeGenerator | None = None,
+    failures: int = 2,
+    cooldown_s: float = 60.0,
+) -> PoolMember:
     return PoolMember(name, engine or ScriptedFakeGenerator(name=name), weight, Breaker(failures, cooldown_s))
 
 
 def request(affinity: str | None = None, variant: str | None = None) -> GenerationRequest:
-    return GenerationRequest(f"r-{uuid.uuid4().hex[:8]}", (ChatMessage("user", "one two three"),), 8,
-                             affinity=affinity, variant=variant)
+    return GenerationRequest(
+        f"r-{uuid.uuid4().hex[:8]}",
+        (ChatMessage("user", "one two three"),),
+        8,
+        affinity=affinity,
+        variant=variant,
+    )
 
 
 async def run(pool: GeneratorPool, req: GenerationRequest) -> list[GenerationChunk]:
@@ -37,6 +47,7 @@ async def run(pool: GeneratorPool, req: GenerationRequest) -> list[GenerationChu
 def failing(error: Exception):
     def script(_: GenerationRequest) -> list:
         return [error]
+
     return script
 
 
@@ -122,16 +133,24 @@ async def test_health_checks_open_and_close_breakers() -> None:
 
 
 async def test_every_member_down_raises_backend_unavailable_naming_each() -> None:
-    pool = GeneratorPool([member("a", 1, ScriptedFakeGenerator(name="a", script=failing(BackendUnavailable("x")))),
-                          member("b", 1, ScriptedFakeGenerator(name="b", script=failing(BackendUnavailable("y"))))])
+    pool = GeneratorPool(
+        [
+            member("a", 1, ScriptedFakeGenerator(name="a", script=failing(BackendUnavailable("x")))),
+            member("b", 1, ScriptedFakeGenerator(name="b", script=failing(BackendUnavailable("y")))),
+        ]
+    )
     with pytest.raises(BackendUnavailable) as error:
         await run(pool, request())
     assert "a: x" in error.value.message and "b: y" in error.value.message  # in assignment order
 
 
 def test_languages_are_those_every_member_declares() -> None:
-    pool = GeneratorPool([member("a", 1, ScriptedFakeGenerator(name="a", languages=("en", "zh"))),
-                          member("b", 1, ScriptedFakeGenerator(name="b", languages=("en",)))])
+    pool = GeneratorPool(
+        [
+            member("a", 1, ScriptedFakeGenerator(name="a", languages=("en", "zh"))),
+            member("b", 1, ScriptedFakeGenerator(name="b", languages=("en",))),
+        ]
+    )
     assert pool.languages == ("en",)
 
 
@@ -154,8 +173,11 @@ async def test_reply_records_the_variant_in_done_and_session_and_honours_a_pinne
         session = (await client.get("/v1/sessions/s-1")).json()
         assert session["variant"] == done["variant"]
         other = "b" if done["variant"] == "a" else "a"
-        pinned = (await client.post("/v1/reply", json={**LLM, "stream": False},
-                                    headers={"x-csreply-variant": other})).json()
+        pinned = (
+            await client.post(
+                "/v1/reply", json={**LLM, "stream": False}, headers={"x-csreply-variant": other}
+            )
+        ).json()
         assert pinned["variant"] == other
         unknown = await client.post("/v1/reply", json=LLM, headers={"x-csreply-variant": "nope"})
         assert unknown.status_code == 400 and "nope" in unknown.json()["error"]["message"]

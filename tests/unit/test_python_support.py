@@ -36,7 +36,9 @@ def test_the_project_declares_python_3_10_to_3_12_and_checks_against_3_10() -> N
     assert all(f"{v}.0" in declared for v in SUPPORTED)
     assert "3.9.18" not in declared and "3.13.0" not in declared
     assert config["tool"]["ruff"]["target-version"] == "py310"
-    assert config["tool"]["mypy"]["python_version"] == "3.10"  # `make lint` flags 3.11-only names (datetime.UTC, ...)
+    assert (
+        config["tool"]["mypy"]["python_version"] == "3.10"
+    )  # `make lint` flags 3.11-only names (datetime.UTC, ...)
 
 
 @pytest.mark.parametrize("python", SUPPORTED)
@@ -44,8 +46,9 @@ def test_each_dependency_has_one_requirement_on_each_supported_python(python: st
     config = pyproject()
     lines = config["project"]["dependencies"] + config["project"]["optional-dependencies"]["dev"]
     environment = {"python_version": python, "python_full_version": f"{python}.0", "extra": ""}
-    applying = Counter(r.name.lower() for r in map(Requirement, lines)
-                       if r.marker is None or r.marker.evaluate(environment))
+    applying = Counter(
+        r.name.lower() for r in map(Requirement, lines) if r.marker is None or r.marker.evaluate(environment)
+    )
     everything = {Requirement(line).name.lower() for line in lines}
     assert set(applying) == everything, everything - set(applying)
     assert [name for name, n in applying.items() if n > 1] == []
@@ -69,12 +72,15 @@ def test_every_python_file_is_python_3_10_syntax() -> None:
     assert failures == []
 
 
-SCENARIOS = [f for name, f in sorted(vars(guard_scenarios).items()) if name.startswith("test_") and callable(f)]
+SCENARIOS = [
+    f for name, f in sorted(vars(guard_scenarios).items()) if name.startswith("test_") and callable(f)
+]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__.removeprefix("test_"))
-async def test_stream_guard_without_cancel_counts_behaves_as_with_them(scenario: Any,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_stream_guard_without_cancel_counts_behaves_as_with_them(
+    scenario: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What Python 3.10 runs (serve/streams.py: no Task.cancelling/uncancel there), exercised on any Python."""
     monkeypatch.setattr(serve.streams, "_cancelling", serve.streams._no_cancel_count)
     monkeypatch.setattr(serve.streams, "_uncancel", serve.streams._no_cancel_count)

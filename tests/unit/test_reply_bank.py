@@ -15,18 +15,24 @@ def selector() -> ReplySelector:
 
 
 def test_praise_is_answered_with_thanks(selector: ReplySelector) -> None:
-    best = selector.candidates("ecommerce", "en", "the delivery driver today was brilliant, great service", k=1)
+    best = selector.candidates(
+        "ecommerce", "en", "the delivery driver today was brilliant, great service", k=1
+    )
     assert best and best[0].reply.tone == "positive"
 
 
-@pytest.mark.parametrize(("domain", "lang", "message"), [
-    ("ecommerce", "en", "your delivery drivers are lazy, shitty parcel service"),
-    ("ecommerce", "en", "great service my foot, worst delivery ever, the driver threw it over the fence"),
-    ("ecommerce", "zh", "你们的快递员态度太差了，服务真是垃圾"),
-    ("telecom", "en", "thanks for nothing, the engineer was useless and never turned up"),
-])
-def test_an_angry_message_never_gets_a_reply_of_positive_tone(selector: ReplySelector, domain: str, lang: str,
-                                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("domain", "lang", "message"),
+    [
+        ("ecommerce", "en", "your delivery drivers are lazy, shitty parcel service"),
+        ("ecommerce", "en", "great service my foot, worst delivery ever, the driver threw it over the fence"),
+        ("ecommerce", "zh", "你们的快递员态度太差了，服务真是垃圾"),
+        ("telecom", "en", "thanks for nothing, the engineer was useless and never turned up"),
+    ],
+)
+def test_an_angry_message_never_gets_a_reply_of_positive_tone(
+    selector: ReplySelector, domain: str, lang: str, message: str
+) -> None:
     found = selector.candidates(domain, lang, message, k=5)
     assert found and all(s.reply.tone != "positive" for s in found)
 

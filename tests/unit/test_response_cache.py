@@ -9,12 +9,19 @@ from serve.response_cache import cache_key, prompt_version, should_store, varian
 
 
 def key(**variant: object) -> str:
-    return cache_key("telecom", "en", "roaming_international", "How do I turn on roaming?", variant_of(**variant))
+    return cache_key(
+        "telecom", "en", "roaming_international", "How do I turn on roaming?", variant_of(**variant)
+    )
 
 
 def test_every_setting_that_shapes_the_reply_changes_the_key() -> None:
-    base = {"model": "m", "decoding": GeneratorSettings().model_dump(mode="json"),
-            "reply": ReplySettings().model_dump(mode="json"), "max_tokens": 96, "prompts": "v1"}
+    base = {
+        "model": "m",
+        "decoding": GeneratorSettings().model_dump(mode="json"),
+        "reply": ReplySettings().model_dump(mode="json"),
+        "max_tokens": 96,
+        "prompts": "v1",
+    }
     changed = [
         {**base, "max_tokens": 10},
         {**base, "model": "m-finetuned"},
@@ -56,7 +63,9 @@ def test_an_engine_fingerprint_sees_weights_and_guards() -> None:
 
     from serve.response_cache import engine_fingerprint
 
-    base = SimpleNamespace(name="hf", model_name="m", model_dir="/c/models/base", settings=GeneratorSettings())
+    base = SimpleNamespace(
+        name="hf", model_name="m", model_dir="/c/models/base", settings=GeneratorSettings()
+    )
     tuned = SimpleNamespace(**{**vars(base), "model_dir": "/c/models/tuned"})
     guarded = SimpleNamespace(**{**vars(base), "settings": GeneratorSettings(no_repeat_ngram_size=3)})
     prints = [variant_of(d=engine_fingerprint(e)) for e in (base, tuned, guarded)]

@@ -21,7 +21,9 @@ def stream_one_by_one(detok: IncrementalDetokenizer, ids: Sequence[int]) -> list
     return deltas
 
 
-@pytest.mark.parametrize("text", ["话费余额还有多少？", "thanks 🙏🏽 for the help 👍", "退款 refund 已到账 ✅ ok"])
+@pytest.mark.parametrize(
+    "text", ["话费余额还有多少？", "thanks 🙏🏽 for the help 👍", "退款 refund 已到账 ✅ ok"]
+)
 def test_detokenizer_never_emits_a_split_character_with_byte_tokens(text: str) -> None:
     deltas = stream_one_by_one(IncrementalDetokenizer(byte_decode), list(text.encode("utf-8")))
     assert all(REPLACEMENT_CHAR not in d for d in deltas)

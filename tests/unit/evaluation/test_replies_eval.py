@@ -12,18 +12,38 @@ from serve.evaluation.reply_summary import summarize
 from serve.prompts import PromptLibrary
 
 CASES = [
-    {"messages": [{"role": "user", "content": "how much data do I have left?"}], "domain": "telecom", "lang": "en",
-     "context": {"data_left": "3.2 GB"}, "must_include": ["3.2 GB"], "reference": "You have 3.2 GB left.",
-     "source": "team", "brand": "A"},
-    {"messages": [{"role": "user", "content": "where is my parcel"}], "domain": "ecommerce", "lang": "en",
-     "reference": "Your order is on its way.", "source": "team", "brand": "B"},
-    {"messages": [{"role": "user", "content": "退货要多久"}], "domain": "ecommerce", "lang": "zh",
-     "source": "real", "brand": "B"},
+    {
+        "messages": [{"role": "user", "content": "how much data do I have left?"}],
+        "domain": "telecom",
+        "lang": "en",
+        "context": {"data_left": "3.2 GB"},
+        "must_include": ["3.2 GB"],
+        "reference": "You have 3.2 GB left.",
+        "source": "team",
+        "brand": "A",
+    },
+    {
+        "messages": [{"role": "user", "content": "where is my parcel"}],
+        "domain": "ecommerce",
+        "lang": "en",
+        "reference": "Your order is on its way.",
+        "source": "team",
+        "brand": "B",
+    },
+    {
+        "messages": [{"role": "user", "content": "退货要多久"}],
+        "domain": "ecommerce",
+        "lang": "zh",
+        "source": "real",
+        "brand": "B",
+    },
 ]
 REPLIES = {
     "how much data do I have left?": ("You have 3.2 GB left this month.", "llm"),
-    "where is my parcel": ("Your order ships in 2 days. Your order ships in 2 days. Your order ships in 2 days. "
-                           "Your order", "llm"),
+    "where is my parcel": (
+        "Your order ships in 2 days. Your order ships in 2 days. Your order ships in 2 days. Your order",
+        "llm",
+    ),
     "退货要多久": ("退货需要七天。", "template"),
 }
 
@@ -37,15 +57,21 @@ def cases_file(tmp_path: Path) -> Path:
 
 def test_unknown_fields_are_metadata_and_bad_cases_say_where(cases_file: Path, tmp_path: Path) -> None:
     cases, _ = load_cases(cases_file)
-    assert cases[0].meta == {"source": "team", "brand": "A"} and cases[0].payload()["context"] == {"data_left": "3.2 GB"}
+    assert cases[0].meta == {"source": "team", "brand": "A"} and cases[0].payload()["context"] == {
+        "data_left": "3.2 GB"
+    }
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"messages": [{"role": "assistant", "content": "hi"}], "domain": "telecom",
-                               "lang": "en"}) + "\n")
+    bad.write_text(
+        json.dumps({"messages": [{"role": "assistant", "content": "hi"}], "domain": "telecom", "lang": "en"})
+        + "\n"
+    )
     with pytest.raises(ValueError, match=r"bad.jsonl:1: .*customer"):
         load_cases(bad)
 
 
-def test_run_scores_every_case_concurrently_and_appends_results_as_it_goes(cases_file: Path, tmp_path: Path) -> None:
+def test_run_scores_every_case_concurrently_and_appends_results_as_it_goes(
+    cases_file: Path, tmp_path: Path
+) -> None:
     cases, _ = load_cases(cases_file)
     in_flight, peak = 0, 0
 
@@ -56,7 +82,11 @@ def test_run_scores_every_case_concurrently_and_appends_results_as_it_goes(cases
         await asyncio.sleep(0.01)
         in_flight -= 1
         reply, route = REPLIES[case.message]
-        return {"reply": reply, "intent": {"label": "order_tracking", "route": route}, "finish_reason": "stop"}
+        return {
+            "reply": reply,
+            "intent": {"label": "order_tracking", "route": route},
+            "finish_reason": "stop",
+        }
 
     results = tmp_path / "partial.jsonl"
     rows, latencies = asyncio.run(run_cases(cases, answer, PromptLibrary.load(), 3, results, progress=False))

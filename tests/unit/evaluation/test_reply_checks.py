@@ -12,8 +12,18 @@ from serve.evaluation.reply_checks import (
 )
 
 
-@pytest.mark.parametrize("text,value", [("十", 10), ("十五", 15), ("二十", 20), ("三百五十", 350), ("两万三千", 23000),
-                                        ("一二三", 123), ("一百零八", 108)])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("十", 10),
+        ("十五", 15),
+        ("二十", 20),
+        ("三百五十", 350),
+        ("两万三千", 23000),
+        ("一二三", 123),
+        ("一百零八", 108),
+    ],
+)
 def test_chinese_numerals(text: str, value: int) -> None:
     assert chinese_numeral(text) == value
 

@@ -26,18 +26,56 @@ LIBRARY = PromptLibrary.load()
 CANNED = LIBRARY.canned_reply("telecom", "en", "account_access")
 # (case, reply, route, intent label, TTFT ms or None)
 RUN = [
-    (_case("how much data do I have left?", context={"data_left": "3.2 GB"}, must_include=["3.2 GB"],
-           reference="You have 3.2 GB left this month.", source="team", brand="A"),
-     "You have 3.2 GB of data left this month.", "llm", "data_usage", 310.0),
-    (_case("what is my balance", context={"balance": "$12.40"}, must_include=["$12.40"],
-           reference="Your balance is $12.40.", source="team", brand="B"),
-     "Your balance is available in the app. Your balance is available in the app. "
-     "Your balance is available in the app. Your", "llm", "billing_question", 290.0),
-    (_case("where is my parcel", domain="ecommerce", reference="Your order is on its way.", source="real"),
-     "Your order ships in 2 days.", "llm", "order_tracking", 450.0),
-    (_case("I can't log in", intent="account_access", source="real"), CANNED, "canned", "account_access", None),
-    (_case("退货要多久", domain="ecommerce", lang="zh", expect_handoff=False, source="real"),
-     "退货需要七天。", "template", "return_request", None),
+    (
+        _case(
+            "how much data do I have left?",
+            context={"data_left": "3.2 GB"},
+            must_include=["3.2 GB"],
+            reference="You have 3.2 GB left this month.",
+            source="team",
+            brand="A",
+        ),
+        "You have 3.2 GB of data left this month.",
+        "llm",
+        "data_usage",
+        310.0,
+    ),
+    (
+        _case(
+            "what is my balance",
+            context={"balance": "$12.40"},
+            must_include=["$12.40"],
+            reference="Your balance is $12.40.",
+            source="team",
+            brand="B",
+        ),
+        "Your balance is available in the app. Your balance is available in the app. "
+        "Your balance is available in the app. Your",
+        "llm",
+        "billing_question",
+        290.0,
+    ),
+    (
+        _case("where is my parcel", domain="ecommerce", reference="Your order is on its way.", source="real"),
+        "Your order ships in 2 days.",
+        "llm",
+        "order_tracking",
+        450.0,
+    ),
+    (
+        _case("I can't log in", intent="account_access", source="real"),
+        CANNED,
+        "canned",
+        "account_access",
+        None,
+    ),
+    (
+        _case("退货要多久", domain="ecommerce", lang="zh", expect_handoff=False, source="real"),
+        "退货需要七天。",
+        "template",
+        "return_request",
+        None,
+    ),
 ]
 
 
@@ -90,7 +128,9 @@ def test_headline_and_tables_carry_the_summary_figures(output: dict[str, Any]) -
     assert _row(md, "first words (TTFT) p50 / p90")[2] == "3 cases"
     ttft = [310.0, 290.0, 450.0]  # what the llm answers reported
     assert _row(md, "first words (TTFT) p50 / p90 (generated)")[1:] == [
-        f"{sorted(ttft)[1]:,.0f} / {max(ttft):,.0f} ms", "3 llm replies"]
+        f"{sorted(ttft)[1]:,.0f} / {max(ttft):,.0f} ms",
+        "3 llm replies",
+    ]
     for heading in ("## By route", "## By domain and language", "## By source", "## By brand"):
         assert heading in md
     llm = _row(md, "llm")
@@ -103,8 +143,7 @@ def test_a_source_table_appears_only_when_cases_carry_one(output: dict[str, Any]
     real = _row(md, "real")
     assert real[1] == "3" and real[2] == "1"  # three real cases, one of them generated
     assert real[3] == _pct(output["per_meta"]["source"]["real"]["language_match"])
-    plain = [(_case(c["messages"][0]["content"], c["domain"], c["lang"]), *rest)
-             for c, *rest in RUN]
+    plain = [(_case(c["messages"][0]["content"], c["domain"], c["lang"]), *rest) for c, *rest in RUN]
     rows = _scored(plain)
     bare = markdown_report({**summarize(rows, [1.0] * len(rows)), "cases": rows}, "cases.jsonl")
     assert "## By source" not in bare and "## By brand" not in bare

@@ -28,7 +28,9 @@ def generator():
     asyncio.run(gen.aclose())
 
 
-async def chunks_of(gen: HfGenerator, request: GenerationRequest, keep: int | None = None) -> list[GenerationChunk]:
+async def chunks_of(
+    gen: HfGenerator, request: GenerationRequest, keep: int | None = None
+) -> list[GenerationChunk]:
     out = []
     stream = gen.generate(request)
     try:
@@ -44,7 +46,9 @@ async def chunks_of(gen: HfGenerator, request: GenerationRequest, keep: int | No
 def test_chunk_tokens_add_up_to_the_completion_count(generator: HfGenerator) -> None:
     async def run() -> tuple[list[GenerationChunk], list[GenerationChunk], list[GenerationChunk]]:
         length = await chunks_of(generator, GenerationRequest("len", PROMPT, 40, ignore_eos=True))
-        stopped = await chunks_of(generator, GenerationRequest("stop", PROMPT, 40, ignore_eos=True, stop=("e",)))
+        stopped = await chunks_of(
+            generator, GenerationRequest("stop", PROMPT, 40, ignore_eos=True, stop=("e",))
+        )
         early = await chunks_of(generator, GenerationRequest("early", PROMPT, 40, ignore_eos=True), keep=6)
         return length, stopped, early
 

@@ -12,8 +12,10 @@ from serve.generation.hf import HfGenerator
 
 pytestmark = pytest.mark.slow
 
-PROMPT = (ChatMessage("system", "You are a helpful assistant."),
-          ChatMessage("user", "List the words 'data data data' twenty times."))
+PROMPT = (
+    ChatMessage("system", "You are a helpful assistant."),
+    ChatMessage("user", "List the words 'data data data' twenty times."),
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +24,9 @@ def generator():
     if not (model_dir / "config.json").is_file():
         pytest.fail(f"{model_dir} missing: run `csreply prepare` first")
     # neutral generator defaults, so each request's own values are what is tested
-    settings = GeneratorSettings(repetition_penalty=1.0, no_repeat_ngram_size=0, num_threads=1, warmup=False,
-                                 num_blocks=64)
+    settings = GeneratorSettings(
+        repetition_penalty=1.0, no_repeat_ngram_size=0, num_threads=1, warmup=False, num_blocks=64
+    )
     gen = HfGenerator(settings, model_dir)
     gen.load()
     yield gen
@@ -57,15 +60,20 @@ def test_guard_is_per_request_inside_one_batch(generator: HfGenerator) -> None:
 
 
 def test_generator_default_applies_when_the_request_is_neutral(generator: HfGenerator) -> None:
-    generator.settings = generator.settings.model_copy(update={"no_repeat_ngram_size": 3, "repetition_penalty": 1.2})
+    generator.settings = generator.settings.model_copy(
+        update={"no_repeat_ngram_size": 3, "repetition_penalty": 1.2}
+    )
     try:
         kwargs = generator.guards(GenerationRequest("x", PROMPT, 8))
         assert kwargs["no_repeat_ngram_size"] == 3 and kwargs["repetition_penalty"] == 1.2
-        kwargs = generator.guards(GenerationRequest("y", PROMPT, 8, no_repeat_ngram_size=5, repetition_penalty=1.05))
+        kwargs = generator.guards(
+            GenerationRequest("y", PROMPT, 8, no_repeat_ngram_size=5, repetition_penalty=1.05)
+        )
         assert kwargs["no_repeat_ngram_size"] == 5 and kwargs["repetition_penalty"] == 1.05
     finally:
-        generator.settings = generator.settings.model_copy(update={"no_repeat_ngram_size": 0,
-                                                                   "repetition_penalty": 1.0})
+        generator.settings = generator.settings.model_copy(
+            update={"no_repeat_ngram_size": 0, "repetition_penalty": 1.0}
+        )
 
 
 def test_ignore_eos_runs_to_max_tokens_and_leaves_its_neighbour_alone(generator: HfGenerator) -> None:
@@ -75,8 +83,10 @@ def test_ignore_eos_runs_to_max_tokens_and_leaves_its_neighbour_alone(generator:
         async def chunks(request: GenerationRequest) -> list:
             return [c async for c in generator.generate(request)]
 
-        return await asyncio.gather(chunks(GenerationRequest("fixed", short, 60, ignore_eos=True)),
-                                    chunks(GenerationRequest("free", short, 60)))
+        return await asyncio.gather(
+            chunks(GenerationRequest("fixed", short, 60, ignore_eos=True)),
+            chunks(GenerationRequest("free", short, 60)),
+        )
 
     fixed, free = asyncio.run(run())
     assert free[-1].finish_reason == "stop" and free[-1].completion_tokens < 60, "probe no longer ends early"

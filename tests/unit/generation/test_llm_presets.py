@@ -37,9 +37,13 @@ def test_no_preset_or_gpu_entry_targets_a_gpu_tensorrt_llm_1x_has_no_kernels_for
 
 @pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
 def test_every_preset_dry_runs_to_commands_and_a_manifest(path: Path, tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "checkpoints", "build-llm", str(path), "--dry-run"],
-                            capture_output=True, text=True, cwd=REPO, env={"CSREPLY_CACHE_DIR": str(tmp_path),
-                                                                           "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "checkpoints", "build-llm", str(path), "--dry-run"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"CSREPLY_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr
     preset = load_llm_config(path)
     assert "csreply-engine.json" in result.stdout and '"config_hash"' in result.stdout
@@ -47,11 +51,16 @@ def test_every_preset_dry_runs_to_commands_and_a_manifest(path: Path, tmp_path: 
         assert "\ntrtllm-build --checkpoint_dir" in result.stdout and "--kv_cache_type paged" in result.stdout
         assert "--paged_kv_cache" not in result.stdout
     if preset.precision.quantization in ("fp8", "int4_awq"):
-        assert "quantization/quantize.py" in result.stdout and f"--qformat {preset.precision.quantization}" in result.stdout
+        assert (
+            "quantization/quantize.py" in result.stdout
+            and f"--qformat {preset.precision.quantization}" in result.stdout
+        )
         assert f"--calib_dataset {preset.precision.calib_path}" in result.stdout  # never the hub default
 
 
-@pytest.mark.parametrize("path", [p for p in PRESETS if load_llm_config(p).flow == "engine"], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [p for p in PRESETS if load_llm_config(p).flow == "engine"], ids=lambda p: p.stem
+)
 def test_fp8_context_fmha_is_always_explicit(path: Path, tmp_path: Path) -> None:
     preset = load_llm_config(path)
     build = next(c for c in plan_build(preset, tmp_path).commands if c[0] == "trtllm-build")
@@ -64,15 +73,23 @@ def test_fp8_context_fmha_is_always_explicit(path: Path, tmp_path: Path) -> None
 def test_tensor_parallel_presets_split_the_checkpoint_and_build_one_engine_per_gpu(tmp_path: Path) -> None:
     preset = load_llm_config(REPO / "build_configs/llm/llama-3.1-70b-instruct-h100-tp8-fp8.yaml")
     quantize, build = plan_build(preset, tmp_path).commands
-    assert quantize[quantize.index("--tp_size") + 1] == "8" and quantize[quantize.index("--pp_size") + 1] == "1"
+    assert (
+        quantize[quantize.index("--tp_size") + 1] == "8" and quantize[quantize.index("--pp_size") + 1] == "1"
+    )
     assert build[build.index("--workers") + 1] == "8"
 
 
 def test_a_real_build_refuses_a_missing_calibration_directory(tmp_path: Path, monkeypatch) -> None:
     import checkpoints.llm as llm
 
-    preset = load_llm_config(mutate(H100, tmp_path, lambda d: d["precision"].update(
-        calib_dataset_dir=str(tmp_path / "nowhere")) or d["model"].update(hf_dir=str(tmp_path / "hf"))))
+    preset = load_llm_config(
+        mutate(
+            H100,
+            tmp_path,
+            lambda d: d["precision"].update(calib_dataset_dir=str(tmp_path / "nowhere"))
+            or d["model"].update(hf_dir=str(tmp_path / "hf")),
+        )
+    )
     (tmp_path / "hf").mkdir()
     (tmp_path / "hf" / "config.json").write_text("{}")
     monkeypatch.setattr(llm, "detect_environment", lambda: {"gpu_name": "H100", "compute_capability": "9.0"})
@@ -98,28 +115,55 @@ TP4 = REPO / "build_configs/llm/llama-3.1-70b-instruct-h100-tp4-fp8.yaml"
 @pytest.mark.parametrize(
     ("base", "change", "message"),
     [
-        (A100, lambda d: d["target"].update(gpus=["T4"]), "T4 (compute capability 7.5): TensorRT-LLM 1.x needs "
-                                                           "compute capability >= 8.0"),
+        (
+            A100,
+            lambda d: d["target"].update(gpus=["T4"]),
+            "T4 (compute capability 7.5): TensorRT-LLM 1.x needs compute capability >= 8.0",
+        ),
         (A100, lambda d: d["target"].update(gpus=["A100", "V100"]), "V100 (compute capability 7.0)"),
         (H100, lambda d: d["precision"].pop("calib_dataset_dir"), "precision.calib_dataset_dir: quantize.py"),
-        (A100, lambda d: d["precision"].update(calib_dataset_dir="/data/calib"), "applies only to quantize.py"),
+        (
+            A100,
+            lambda d: d["precision"].update(calib_dataset_dir="/data/calib"),
+            "applies only to quantize.py",
+        ),
         (TP4, lambda d: d["build"].update(tp_size=2), "target.gpu_count (4) must equal"),
-        (TP4, lambda d: d["target"].update(gpu_count=1) or d["build"].update(tp_size=1, workers=1),
-         "more than 80 % of the smallest target GPU"),
-        (A100, lambda d: d["build"].update(max_input_len=9000), "build.max_input_len (9000) exceeds build.max_seq_len"),
-        (A100, lambda d: d["build"].update(paged_kv_cache=True), "build.paged_kv_cache: Extra inputs are not permitted"),
+        (
+            TP4,
+            lambda d: d["target"].update(gpu_count=1) or d["build"].update(tp_size=1, workers=1),
+            "more than 80 % of the smallest target GPU",
+        ),
+        (
+            A100,
+            lambda d: d["build"].update(max_input_len=9000),
+            "build.max_input_len (9000) exceeds build.max_seq_len",
+        ),
+        (
+            A100,
+            lambda d: d["build"].update(paged_kv_cache=True),
+            "build.paged_kv_cache: Extra inputs are not permitted",
+        ),
         (A100, lambda d: d.update(versoin=1), "versoin: Extra inputs are not permitted"),
         (A100, lambda d: d.pop("version"), "version: Field required"),
         (A100, lambda d: d["precision"].update(quantization="fp8"), "FP8 needs compute capability >= 8.9"),
-        (A10G, lambda d: d["precision"].update(quantization="none", calib_dataset_dir=None)
-         or d["model"].update(params_b=13), "more than 80 % of the smallest target GPU"),
+        (
+            A10G,
+            lambda d: d["precision"].update(quantization="none", calib_dataset_dir=None)
+            or d["model"].update(params_b=13),
+            "more than 80 % of the smallest target GPU",
+        ),
         (A100, lambda d: d["build"].update(kv_cache_type="continuous"), "build.kv_cache_type"),
-        (A100, lambda d: d["build"].update(use_paged_context_fmha=False),
-         "enable_block_reuse needs build.use_paged_context_fmha"),
+        (
+            A100,
+            lambda d: d["build"].update(use_paged_context_fmha=False),
+            "enable_block_reuse needs build.use_paged_context_fmha",
+        ),
         (A100, lambda d: d["target"].update(gpus=["X9000"]), "unknown GPU"),
     ],
 )
-def test_bad_presets_are_rejected_with_the_field_named(base: Path, change, message: str, tmp_path: Path) -> None:
+def test_bad_presets_are_rejected_with_the_field_named(
+    base: Path, change, message: str, tmp_path: Path
+) -> None:
     with pytest.raises(LlmConfigError) as error:
         load_llm_config(mutate(base, tmp_path, change))
     assert message in str(error.value)
@@ -127,13 +171,21 @@ def test_bad_presets_are_rejected_with_the_field_named(base: Path, change, messa
 
 def test_cli_reports_a_bad_preset_and_exits_2(tmp_path: Path) -> None:
     bad = mutate(A100, tmp_path, lambda d: d["target"].update(gpus=["T4"]))
-    result = subprocess.run([sys.executable, "-m", "checkpoints", "build-llm", str(bad), "--dry-run"],
-                            capture_output=True, text=True, cwd=REPO)
+    result = subprocess.run(
+        [sys.executable, "-m", "checkpoints", "build-llm", str(bad), "--dry-run"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     assert result.returncode == 2 and "needs compute capability >= 8.0" in result.stderr
 
 
 def test_real_build_without_tensorrt_llm_says_where_to_build(tmp_path: Path) -> None:
     smoke = REPO / "build_configs/llm/smollm2-135m-instruct-any-fp16.yaml"
-    result = subprocess.run([sys.executable, "-m", "checkpoints", "build-llm", str(smoke)],
-                            capture_output=True, text=True, cwd=REPO)
+    result = subprocess.run(
+        [sys.executable, "-m", "checkpoints", "build-llm", str(smoke)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     assert result.returncode == 1 and "TensorRT-LLM is not importable" in result.stderr

@@ -13,8 +13,9 @@ MESSAGES = (ChatMessage("system", "You are the assistant."), ChatMessage("user",
 
 
 def body(prefill: bool, prefix: str = LEAD) -> dict:
-    member = MemberSettings(name="remote", backend="openai", base_urls=["http://127.0.0.1:9/v1"], model="m",
-                            prefill=prefill)
+    member = MemberSettings(
+        name="remote", backend="openai", base_urls=["http://127.0.0.1:9/v1"], model="m", prefill=prefill
+    )
     return RemoteOpenAIGenerator(member).payload(GenerationRequest("r1", MESSAGES, 32, prefix=prefix))
 
 
@@ -45,7 +46,7 @@ def test_local_engines_open_the_assistant_turn_with_the_prefix() -> None:
 
     chat = ChatTokenizer.from_dir(default_cache_dir() / "models" / SMOLLM2_DIRNAME)
     plain, led = chat.encode(MESSAGES), chat.encode(MESSAGES, LEAD)
-    assert led[: len(plain)] == plain and chat.decode(led[len(plain):]) == LEAD
+    assert led[: len(plain)] == plain and chat.decode(led[len(plain) :]) == LEAD
 
 
 def test_ignore_eos_is_forwarded_only_when_asked() -> None:

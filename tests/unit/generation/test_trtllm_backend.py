@@ -30,13 +30,26 @@ def with_smollm_tokenizer(preset: LlmBuildConfig) -> LlmBuildConfig:
     return preset.model_copy(update={"model": preset.model.model_copy(update={"hf_dir": SMOLLM_DIR})})
 
 
-def engine_generator(trtllm: FakeTensorRTLLM, tmp_path: Path, preset: LlmBuildConfig | None = None,
-                     visible_gpus: int = 1, max_seq_len: int | None = None, **manifest: object) -> TrtllmGenerator:
+def engine_generator(
+    trtllm: FakeTensorRTLLM,
+    tmp_path: Path,
+    preset: LlmBuildConfig | None = None,
+    visible_gpus: int = 1,
+    max_seq_len: int | None = None,
+    **manifest: object,
+) -> TrtllmGenerator:
     preset = preset or load_llm_config(SMOKE)
     layout = preset.layout(tmp_path)
-    write_engine(layout.serve_dir, layout.manifest_path, preset.name, max_seq_len or preset.build.max_seq_len,
-                 **manifest)
-    generator = TrtllmGenerator(preset, tmp_path, module=trtllm, compute_capability="9.0", visible_gpus=visible_gpus)
+    write_engine(
+        layout.serve_dir,
+        layout.manifest_path,
+        preset.name,
+        max_seq_len or preset.build.max_seq_len,
+        **manifest,
+    )
+    generator = TrtllmGenerator(
+        preset, tmp_path, module=trtllm, compute_capability="9.0", visible_gpus=visible_gpus
+    )
     generator.load()
     return generator
 
@@ -53,11 +66,18 @@ async def test_engine_flow_uses_the_engine_llm_with_configs_from_the_preset(trtl
     generator = engine_generator(trtllm, tmp_path)
     llm = trtllm._tensorrt_engine.LLM.instances[-1]
     assert llm.model.endswith("/engine") and llm.kwargs["tokenizer"].endswith("smollm2-135m-instruct")
-    assert llm.kwargs["kv_cache_config"].kwargs == {"free_gpu_memory_fraction": 0.5, "enable_block_reuse": True}
+    assert llm.kwargs["kv_cache_config"].kwargs == {
+        "free_gpu_memory_fraction": 0.5,
+        "enable_block_reuse": True,
+    }
     assert llm.kwargs["scheduler_config"].kwargs["capacity_scheduler_policy"].name == "GUARANTEED_NO_EVICT"
     chunks = await collect(generator, request(max_tokens=50))
     assert "".join(c.text for c in chunks) == "Hello there, how can I help?"
-    assert chunks[-1].finish_reason == "stop" and chunks[-1].completion_tokens == 8 and chunks[-1].queue_ms == 4.0
+    assert (
+        chunks[-1].finish_reason == "stop"
+        and chunks[-1].completion_tokens == 8
+        and chunks[-1].queue_ms == 4.0
+    )
     prompt, sampling, _ = llm.requests[-1]
     assert sampling.max_tokens == 50 and sampling.top_k == 1  # greedy; max_tokens always set
     assert sampling.end_id in sampling.stop_token_ids and prompt[-3:] != []
@@ -87,20 +107,33 @@ async def test_pytorch_flow_uses_the_default_llm_with_runtime_limits(trtllm, tmp
 
 async def test_split_multibyte_characters_and_a_dangling_half_character_never_leak(trtllm, tmp_path) -> None:
     def chinese(prompt, sampling):
-        return [Step("您好", [1]), Step("", [2]), Step("，话费", [3]), Step("余额\ufffd", [4]), Step("为50元", [5]),
-                Step("\ufffd", [6], "length")]
+        return [
+            Step("您好", [1]),
+            Step("", [2]),
+            Step("，话费", [3]),
+            Step("余额\ufffd", [4]),
+            Step("为50元", [5]),
+            Step("\ufffd", [6], "length"),
+        ]
 
     trtllm._tensorrt_engine.LLM.script = staticmethod(chinese)
     generator = engine_generator(trtllm, tmp_path)
     chunks = await collect(generator, request())
-    assert "".join(c.text for c in chunks) == "您好，话费余额\ufffd为50元"  # a mid-text U+FFFD is the model's own
+    assert (
+        "".join(c.text for c in chunks) == "您好，话费余额\ufffd为50元"
+    )  # a mid-text U+FFFD is the model's own
     assert not chunks[-1].text.endswith("\ufffd") and chunks[-1].finish_reason == "length"
     assert all(not c.text.endswith("\ufffd") for c in chunks[:-1])  # held until the next text arrived
 
 
 async def test_stop_string_across_chunks_is_cut_and_the_request_aborted(trtllm, tmp_path) -> None:
     def chatty(prompt, sampling):
-        return [Step("Sure.", [1]), Step(" Anything\nUs", [2]), Step("er: more", [3]), Step(" text", [4], "stop")]
+        return [
+            Step("Sure.", [1]),
+            Step(" Anything\nUs", [2]),
+            Step("er: more", [3]),
+            Step(" text", [4], "stop"),
+        ]
 
     trtllm._tensorrt_engine.LLM.script = staticmethod(chatty)
     generator = engine_generator(trtllm, tmp_path)
@@ -108,7 +141,9 @@ async def test_stop_string_across_chunks_is_cut_and_the_request_aborted(trtllm, 
     assert "".join(c.text for c in chunks) == "Sure. Anything"
     assert chunks[-1].finish_reason == "stop"
     assert trtllm._tensorrt_engine.LLM.instances[-1].requests[-1][2].aborted()
-    assert "stop" not in vars(trtllm._tensorrt_engine.LLM.instances[-1].requests[-1][1])  # stop strings stay ours
+    assert "stop" not in vars(
+        trtllm._tensorrt_engine.LLM.instances[-1].requests[-1][1]
+    )  # stop strings stay ours
 
 
 async def test_closing_the_stream_aborts_the_request(trtllm, tmp_path) -> None:
@@ -139,13 +174,18 @@ async def test_errors_map_to_backend_errors(trtllm, tmp_path) -> None:
         await collect(generator, request("word " * 3000))
 
 
-async def test_iteration_stats_feed_kv_and_queue_numbers_and_expire_after_an_idle_gap(trtllm, tmp_path,
-                                                                                       monkeypatch) -> None:
+async def test_iteration_stats_feed_kv_and_queue_numbers_and_expire_after_an_idle_gap(
+    trtllm, tmp_path, monkeypatch
+) -> None:
     monkeypatch.setattr(trtllm_module, "STATS_POLL_SECONDS", 0.05)
     monkeypatch.setattr(trtllm_module, "STATS_MAX_AGE_SECONDS", 0.2)
     generator = engine_generator(trtllm, tmp_path)
     llm = trtllm._tensorrt_engine.LLM.instances[-1]
-    busy = {"numActiveRequests": 3, "numQueuedRequests": 2, "kvCacheStats": {"usedNumBlocks": 40, "maxNumBlocks": 1000}}
+    busy = {
+        "numActiveRequests": 3,
+        "numQueuedRequests": 2,
+        "kvCacheStats": {"usedNumBlocks": 40, "maxNumBlocks": 1000},
+    }
     llm.iteration_stats += [busy] * 8  # one per decoding step of the warm-up and the next request
     await generator.warmup()  # starts the stats poller
     async with aclosing(generator.generate(request(max_tokens=50))) as stream:
@@ -155,8 +195,12 @@ async def test_iteration_stats_feed_kv_and_queue_numbers_and_expire_after_an_idl
                 break
             await asyncio.sleep(0.01)
         stats = generator.stats()  # a request is in flight: the engine's own figures
-        assert (stats.engine_running, stats.engine_waiting, stats.kv_blocks_used, stats.kv_blocks_total) == (3, 2, 40,
-                                                                                                              1000)
+        assert (stats.engine_running, stats.engine_waiting, stats.kv_blocks_used, stats.kv_blocks_total) == (
+            3,
+            2,
+            40,
+            1000,
+        )
         async for _ in stream:
             pass
     assert generator.stats().requests_total == 2
@@ -179,13 +223,17 @@ async def test_a_request_after_the_llm_shut_down_is_refused(trtllm, tmp_path) ->
 
 
 async def test_the_llm_apis_own_length_check_becomes_an_invalid_request(trtllm, tmp_path) -> None:
-    generator = engine_generator(trtllm, tmp_path, max_seq_len=40)  # the engine allows less than the preset says
+    generator = engine_generator(
+        trtllm, tmp_path, max_seq_len=40
+    )  # the engine allows less than the preset says
     with pytest.raises(InvalidRequest, match=r"rejected the request: .*should not exceed max_seq_len \(40\)"):
         await collect(generator, request(max_tokens=30))
 
 
 async def test_a_tensor_parallel_engine_starts_with_its_world_and_needs_its_gpus(trtllm, tmp_path) -> None:
-    tp8 = with_smollm_tokenizer(load_llm_config(REPO / "build_configs/llm/llama-3.1-70b-instruct-h100-tp8-fp8.yaml"))
+    tp8 = with_smollm_tokenizer(
+        load_llm_config(REPO / "build_configs/llm/llama-3.1-70b-instruct-h100-tp8-fp8.yaml")
+    )
     with pytest.raises(EngineMismatch, match=r"runs on 8 GPUs \(tp 8 x pp 1\), this host shows 4"):
         engine_generator(trtllm, tmp_path, tp8, visible_gpus=4, tp_size=8)
     engine_generator(trtllm, tmp_path, tp8, visible_gpus=8, tp_size=8)
@@ -194,19 +242,29 @@ async def test_a_tensor_parallel_engine_starts_with_its_world_and_needs_its_gpus
 
 @pytest.mark.parametrize(
     ("manifest", "message"),
-    [({"compute_capability": "8.9", "gpu_name": "NVIDIA L4"}, "built on NVIDIA L4 (compute capability 8.9), this GPU"),
-     ({"tensorrt_llm_version": "1.1.0"}, "TensorRT-LLM 1.1.0 built it, this process has 1.2.1"),
-     ({"engine_config_version": "1.0.0"}, "the engine directory was replaced")],
+    [
+        (
+            {"compute_capability": "8.9", "gpu_name": "NVIDIA L4"},
+            "built on NVIDIA L4 (compute capability 8.9), this GPU",
+        ),
+        ({"tensorrt_llm_version": "1.1.0"}, "TensorRT-LLM 1.1.0 built it, this process has 1.2.1"),
+        ({"engine_config_version": "1.0.0"}, "the engine directory was replaced"),
+    ],
 )
-def test_an_engine_built_elsewhere_is_refused_with_how_to_rebuild(trtllm, tmp_path, manifest, message) -> None:
+def test_an_engine_built_elsewhere_is_refused_with_how_to_rebuild(
+    trtllm, tmp_path, manifest, message
+) -> None:
     with pytest.raises(EngineMismatch) as error:
         engine_generator(trtllm, tmp_path, **manifest)
     assert message in str(error.value)
-    assert "python -m checkpoints build-llm build_configs/llm/smollm2-135m-instruct-any-fp16.yaml" in str(error.value)
+    assert "python -m checkpoints build-llm build_configs/llm/smollm2-135m-instruct-any-fp16.yaml" in str(
+        error.value
+    )
 
 
 def test_a_missing_engine_says_how_to_build_it(trtllm, tmp_path) -> None:
-    generator = TrtllmGenerator(load_llm_config(SMOKE), tmp_path, module=trtllm, compute_capability="9.0",
-                                visible_gpus=1)
+    generator = TrtllmGenerator(
+        load_llm_config(SMOKE), tmp_path, module=trtllm, compute_capability="9.0", visible_gpus=1
+    )
     with pytest.raises(BackendUnavailable, match="build-llm build_configs/llm/smollm2"):
         generator.load()

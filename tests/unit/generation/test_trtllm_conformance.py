@@ -13,7 +13,13 @@ from checkpoints.llm_config import load_llm_config
 from serve.config import SMOLLM2_DIRNAME, default_cache_dir
 from serve.generation.base import ChatMessage, GenerationRequest
 from serve.generation.chat import ChatTokenizer
-from serve.generation.trtllm import DECODING_GUARDS, kv_cache_kwargs, llm_kwargs, sampling_kwargs, scheduler_kwargs
+from serve.generation.trtllm import (
+    DECODING_GUARDS,
+    kv_cache_kwargs,
+    llm_kwargs,
+    sampling_kwargs,
+    scheduler_kwargs,
+)
 from serve.llm_preset import BuildSection
 from tests.conftest import REPO
 from tests.fakes_trtllm import API, FakeTensorRTLLM, reference_fields, reference_values
@@ -64,7 +70,10 @@ def test_sampling_keywords_exist_for_greedy_and_sampled_requests() -> None:
         assert kwargs["stop_token_ids"] and kwargs["end_id"] in kwargs["stop_token_ids"]
         to_max = sampling_kwargs(request(temperature=temperature, top_p=0.9, seed=3, ignore_eos=True), chat)
         assert set(to_max) <= allowed, set(to_max) - allowed
-        assert to_max["ignore_eos"] is True and API["classes"]["SamplingParams"]["defaults"]["ignore_eos"] == "False"
+        assert (
+            to_max["ignore_eos"] is True
+            and API["classes"]["SamplingParams"]["defaults"]["ignore_eos"] == "False"
+        )
         assert to_max["stop_token_ids"] == []  # no end id may stop a run that ignores EOS
 
 
@@ -75,17 +84,25 @@ def test_decoding_guards_map_to_sampling_params_only_when_not_neutral() -> None:
     assert all(defaults[name] == "None" for name in DECODING_GUARDS)  # None = the runtime's own default
     neutral = sampling_kwargs(request(), chat)
     assert not set(DECODING_GUARDS) & set(neutral)
-    guarded = sampling_kwargs(request(repetition_penalty=1.1, presence_penalty=0.3, frequency_penalty=0.2,
-                                      no_repeat_ngram_size=4), chat)
-    assert {k: guarded[k] for k in DECODING_GUARDS} == {"repetition_penalty": 1.1, "presence_penalty": 0.3,
-                                                        "frequency_penalty": 0.2, "no_repeat_ngram_size": 4}
+    guarded = sampling_kwargs(
+        request(repetition_penalty=1.1, presence_penalty=0.3, frequency_penalty=0.2, no_repeat_ngram_size=4),
+        chat,
+    )
+    assert {k: guarded[k] for k in DECODING_GUARDS} == {
+        "repetition_penalty": 1.1,
+        "presence_penalty": 0.3,
+        "frequency_penalty": 0.2,
+        "no_repeat_ngram_size": 4,
+    }
     one = sampling_kwargs(request(frequency_penalty=0.5), chat)
     assert one["frequency_penalty"] == 0.5 and not {"repetition_penalty", "presence_penalty"} & set(one)
     FakeTensorRTLLM.SamplingParams(**guarded)  # unknown keywords would raise TypeError
 
 
 def test_build_section_fields_are_build_or_plugin_config_fields() -> None:
-    allowed = reference_fields("BuildConfig") | reference_fields("PluginConfig") | {"tp_size", "pp_size", "workers"}
+    allowed = (
+        reference_fields("BuildConfig") | reference_fields("PluginConfig") | {"tp_size", "pp_size", "workers"}
+    )
     assert set(BuildSection.model_fields) <= allowed, set(BuildSection.model_fields) - allowed
 
 

@@ -28,7 +28,9 @@ async def test_concurrent_requests_share_one_batch() -> None:
 
 
 async def test_batches_never_exceed_the_size_limit_and_keep_order() -> None:
-    batcher: MicroBatcher[int] = MicroBatcher(lambda texts: [len(t) for t in texts], max_batch_size=3, max_wait_ms=20)
+    batcher: MicroBatcher[int] = MicroBatcher(
+        lambda texts: [len(t) for t in texts], max_batch_size=3, max_wait_ms=20
+    )
     results = await asyncio.gather(*(batcher.submit(["x" * i]) for i in range(7)))
     assert results == [[i] for i in range(7)]
     assert batcher.largest_batch <= 3 and batcher.batches_run >= 3
@@ -76,7 +78,9 @@ class _Backend:
         return None
 
 
-async def test_fallback_skips_a_failing_backend_and_opens_its_breaker(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_fallback_skips_a_failing_backend_and_opens_its_breaker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     clock = [100.0]
     monkeypatch.setattr("serve.router.fallback.time.monotonic", lambda: clock[0])
     primary, backup = _Backend("onnx", fail=True), _Backend("rules", fail=False)

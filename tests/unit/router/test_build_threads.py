@@ -1,4 +1,5 @@
 """How many training threads a router build takes: from how busy the cores are when it starts."""
+
 from __future__ import annotations
 
 import os
@@ -15,10 +16,13 @@ def test_busy_cores_reads_the_kernel_counters() -> None:
     assert 0.0 <= busy <= (os.cpu_count() or 1) + 1e-6
 
 
-@pytest.mark.parametrize(("busy", "cores", "expected"), [(0.05, 2, 2), (0.7, 2, 2), (0.8, 2, 1), (1.9, 2, 1),
-                                                          (7.5, 8, 1), (2.0, 8, 6)])
-def test_threads_leave_the_busy_cores_alone(monkeypatch: pytest.MonkeyPatch, busy: float, cores: int,
-                                            expected: int) -> None:
+@pytest.mark.parametrize(
+    ("busy", "cores", "expected"),
+    [(0.05, 2, 2), (0.7, 2, 2), (0.8, 2, 1), (1.9, 2, 1), (7.5, 8, 1), (2.0, 8, 6)],
+)
+def test_threads_leave_the_busy_cores_alone(
+    monkeypatch: pytest.MonkeyPatch, busy: float, cores: int, expected: int
+) -> None:
     monkeypatch.setattr(router, "busy_cores", lambda seconds: busy)
     monkeypatch.setattr(router.os, "cpu_count", lambda: cores)
     assert router.build_threads(None) == expected

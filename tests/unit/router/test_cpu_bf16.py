@@ -1,4 +1,5 @@
 """bfloat16 in the router build only where the CPU has it natively (emulated bf16 made a build 30x slower)."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,9 @@ from checkpoints.router_config import load_router_config
 REPO = Path(__file__).resolve().parents[3]
 # flags of the machines in question (trimmed): an AMD EPYC with AVX2 only, and a Xeon with AMX
 EPYC_AVX2 = frozenset("fpu sse sse2 ssse3 sse4_1 sse4_2 avx avx2 fma bmi2 sha_ni".split())
-XEON_AMX = frozenset("sse4_2 avx avx2 avx512f avx512bw avx512vl avx512_vnni avx512_bf16 amx_tile amx_bf16".split())
+XEON_AMX = frozenset(
+    "sse4_2 avx avx2 avx512f avx512bw avx512vl avx512_vnni avx512_bf16 amx_tile amx_bf16".split()
+)
 AVX512_NO_BF16 = frozenset("avx avx2 avx512f avx512bw avx512vl avx512dq".split())
 
 
@@ -36,8 +39,15 @@ def test_amx_cpu_has_native_bf16() -> None:
     assert "amx_bf16" in choice.reason and "avx512_bf16" in choice.reason
 
 
-@pytest.mark.parametrize("env", [{"ATEN_CPU_CAPABILITY": "avx2"}, {"ONEDNN_MAX_CPU_ISA": "AVX2"},
-                                 {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}, {"ATEN_CPU_CAPABILITY": "default"}])
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"ATEN_CPU_CAPABILITY": "avx2"},
+        {"ONEDNN_MAX_CPU_ISA": "AVX2"},
+        {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE"},
+        {"ATEN_CPU_CAPABILITY": "default"},
+    ],
+)
 def test_isa_caps_in_the_environment_turn_it_off(env: dict[str, str]) -> None:
     """How a machine without bf16 is simulated on one with it: the build must follow the caps."""
     assert not bf16_support(XEON_AMX, env=env, torch_check=lambda: True).enabled
@@ -71,11 +81,20 @@ def test_forced_true_is_kept_but_warns() -> None:
 
 def test_real_process_with_avx2_caps_reports_no_bf16() -> None:
     """In a fresh interpreter with the simulation's caps, both this module and PyTorch's oneDNN say no bf16."""
-    code = ("import json, torch; from checkpoints.cpu import native_bf16; c = native_bf16(); "
-            "print(json.dumps([c.enabled, c.reason, bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())]))")
+    code = (
+        "import json, torch; from checkpoints.cpu import native_bf16; c = native_bf16(); "
+        "print(json.dumps([c.enabled, c.reason, bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())]))"
+    )
     env = {**os.environ, "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True,
-                         timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     enabled, reason, torch_says = json.loads(out.stdout.strip().splitlines()[-1])
     assert enabled is False and "ATEN_CPU_CAPABILITY" in reason
     assert torch_says is False

@@ -16,10 +16,17 @@ def test_normalize_folds_full_width_and_strips_control_characters() -> None:
 
 @pytest.mark.parametrize(
     ("text", "lang"),
-    [("where is my parcel", "en"), ("我的快递到哪了", "zh"), ("我的order还没到", "zh"), ("5G", "en"),
-     ("please help, 流量 is gone and the app crashed again", "en")],
+    [
+        ("where is my parcel", "en"),
+        ("我的快递到哪了", "zh"),
+        ("我的order还没到", "zh"),
+        ("5G", "en"),
+        ("please help, 流量 is gone and the app crashed again", "en"),
+    ],
 )
-def test_detect_lang_counts_mixed_chinese_english_as_chinese_when_mostly_chinese(text: str, lang: str) -> None:
+def test_detect_lang_counts_mixed_chinese_english_as_chinese_when_mostly_chinese(
+    text: str, lang: str
+) -> None:
     assert detect_lang(text) == lang
 
 
@@ -53,9 +60,14 @@ def test_decide_flags_low_confidence_and_small_margin() -> None:
 
 def test_lexical_head_round_trips_through_its_file(tmp_path: Path) -> None:
     rows = np.array(sorted({*features("查话费"), *features("where is my parcel")}))
-    head = LexicalHead(rows, np.random.default_rng(0).normal(size=(len(rows), 25)).astype(np.float32),
-                       np.zeros(25, np.float32))
+    head = LexicalHead(
+        rows,
+        np.random.default_rng(0).normal(size=(len(rows), 25)).astype(np.float32),
+        np.zeros(25, np.float32),
+    )
     head.save(tmp_path / "lex.npz")
     again = LexicalHead.load(tmp_path / "lex.npz")
-    assert np.allclose(head.logits(["查话费", "unseen words"]), again.logits(["查话费", "unseen words"]), atol=1e-2)
+    assert np.allclose(
+        head.logits(["查话费", "unseen words"]), again.logits(["查话费", "unseen words"]), atol=1e-2
+    )
     assert np.allclose(again.logits(["zzzz qqqq"])[0], 0.0)  # no known feature: bias only

@@ -21,14 +21,21 @@ CONFIG = load_router_config(REPO / "build_configs/router/default.yaml")
 TRAIN = CONFIG.data.train
 EVAL_ONLY = ([CONFIG.data.heldout] if CONFIG.data.heldout else []) + CONFIG.data.analysis
 # Written before the real-style files, with a known overlap the build drops at load (docs/router.md).
-LEGACY = {"data/intents/en.jsonl", "data/intents/en_more.jsonl", "data/intents/zh.jsonl",
-          "data/intents/zh_more_a.jsonl", "data/intents/zh_more_b.jsonl"}
+LEGACY = {
+    "data/intents/en.jsonl",
+    "data/intents/en_more.jsonl",
+    "data/intents/zh.jsonl",
+    "data/intents/zh_more_a.jsonl",
+    "data/intents/zh_more_b.jsonl",
+}
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 def _rows(path: str) -> list[dict]:
-    return [json.loads(line) for line in resolve(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in resolve(path).read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 @pytest.mark.parametrize("path", TRAIN + EVAL_ONLY)
@@ -39,9 +46,15 @@ def test_rows_have_taxonomy_labels_and_a_plausible_language(path: str) -> None:
         # zh rows may be "3q" or "？？？" (Chinese channel, no hanzi), but not English requests; the legacy
         # Chinese files hold a few English lines from Chinese-speaking customers on purpose, and out-of-scope
         # noise (pasted code, spam) has no language
-        if (row["lang"] == "zh" and path not in LEGACY and row["intent"] != "out_of_scope"
-                and not _CJK.search(row["text"])):
-            assert len(_WORD.findall(row["text"])) < 2, f"{path}:{n}: lang zh but English words: {row['text']!r}"
+        if (
+            row["lang"] == "zh"
+            and path not in LEGACY
+            and row["intent"] != "out_of_scope"
+            and not _CJK.search(row["text"])
+        ):
+            assert len(_WORD.findall(row["text"])) < 2, (
+                f"{path}:{n}: lang zh but English words: {row['text']!r}"
+            )
 
 
 @pytest.mark.parametrize("path", sorted(set(TRAIN) - LEGACY) + CONFIG.data.analysis)
@@ -63,7 +76,9 @@ def test_default_build_has_out_of_scope_and_real_style_data_in_both_languages() 
 
 def test_no_sentence_is_copied_from_the_public_sets() -> None:
     # ../shared/data beside the main checkout; a helper worktree sits one level further down
-    found = [p for p in (REPO.parent / "shared" / "data", REPO.parent.parent / "shared" / "data") if p.is_dir()]
+    found = [
+        p for p in (REPO.parent / "shared" / "data", REPO.parent.parent / "shared" / "data") if p.is_dir()
+    ]
     files = sorted(found[0].glob("*/*.jsonl")) if found else []
     if not files:
         pytest.skip("the public sets are not beside this checkout")
@@ -71,5 +86,7 @@ def test_no_sentence_is_copied_from_the_public_sets() -> None:
     theirs = {text_key(str(r.get("text") or r.get("instruction") or "")) for r in rows}
     theirs.discard("")
     for path in sorted(set(TRAIN) - LEGACY) + CONFIG.data.analysis:
-        copied = [r["text"] for r in _rows(path) if text_key(r["text"]) in theirs and len(text_key(r["text"])) > 12]
+        copied = [
+            r["text"] for r in _rows(path) if text_key(r["text"]) in theirs and len(text_key(r["text"])) > 12
+        ]
         assert not copied, f"{path}: {len(copied)} lines equal to public-set lines, e.g. {copied[:3]}"

@@ -31,10 +31,19 @@ def plain_features(text: str) -> Counter[int]:
     return grams
 
 
-@pytest.mark.parametrize("text", [
-    "How do I turn on roaming before my trip?", "我的快递到哪了？能帮我查一下吗", "退款 refund for order #A-1234",
-    "Ｆｕｌｌ-width ＡＢＣ, émojis 😊 and 㐀 (extension A) and 𠀀 (extension B)", "", " ", "a", "I can't log in!!",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How do I turn on roaming before my trip?",
+        "我的快递到哪了？能帮我查一下吗",
+        "退款 refund for order #A-1234",
+        "Ｆｕｌｌ-width ＡＢＣ, émojis 😊 and 㐀 (extension A) and 𠀀 (extension B)",
+        "",
+        " ",
+        "a",
+        "I can't log in!!",
+    ],
+)
 def test_features_match_the_plain_definition_key_by_key_and_in_order(text: str) -> None:
     got, want = features(text), plain_features(text)
     assert list(got.items()) == list(want.items())

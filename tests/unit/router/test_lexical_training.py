@@ -15,12 +15,16 @@ from serve.router.lexical import DIM
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
 ROWS = [
-    Example("where is my parcel", "order_tracking", "en"), Example("track my order please", "order_tracking", "en"),
+    Example("where is my parcel", "order_tracking", "en"),
+    Example("track my order please", "order_tracking", "en"),
     Example("parcel not here yet, where is it", "order_tracking", "en"),
-    Example("i want my money back", "refund", "en"), Example("refund please", "refund", "en"),
+    Example("i want my money back", "refund", "en"),
+    Example("refund please", "refund", "en"),
     Example("when do i get the refund", "refund", "en"),
-    Example("我的快递到哪了", "order_tracking", "zh"), Example("钱什么时候退给我", "refund", "zh"),
-    Example("what's the weather tomorrow", "out_of_scope", "en"), Example("tell me a joke", "out_of_scope", "en"),
+    Example("我的快递到哪了", "order_tracking", "zh"),
+    Example("钱什么时候退给我", "refund", "zh"),
+    Example("what's the weather tomorrow", "out_of_scope", "en"),
+    Example("tell me a joke", "out_of_scope", "en"),
 ]
 
 

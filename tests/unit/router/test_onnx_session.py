@@ -21,6 +21,9 @@ def test_spin_wait_is_off_by_default_and_does_not_change_the_logits(router_dir: 
     assert quiet.session.get_session_options().get_session_config_entry(SPINNING) == "0"
     assert spinning.session.get_session_options().get_session_config_entry(SPINNING) == "1"
     batch = TextEncoder(router_dir / "tokenizer.json", manifest.max_length).encode(
-        ["Where is my parcel?", "我的快递到哪了"])
-    np.testing.assert_array_equal(quiet.logits(batch.input_ids, batch.attention_mask),
-                                  spinning.logits(batch.input_ids, batch.attention_mask))
+        ["Where is my parcel?", "我的快递到哪了"]
+    )
+    np.testing.assert_array_equal(
+        quiet.logits(batch.input_ids, batch.attention_mask),
+        spinning.logits(batch.input_ids, batch.attention_mask),
+    )

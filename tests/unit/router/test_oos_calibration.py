@@ -56,7 +56,9 @@ def test_the_stored_oos_bias_is_applied_at_serving(router_dir: Path, tmp_path: P
     for before, after in zip(plain, biased):
         p = {r.label: r.confidence for r in before.ranking}["out_of_scope"]
         q = {r.label: r.confidence for r in after.ranking}["out_of_scope"]
-        expected = p * math.exp(bias) / (p * math.exp(bias) + 1 - p)  # the bias is a shift of the OOS log-odds
+        expected = (
+            p * math.exp(bias) / (p * math.exp(bias) + 1 - p)
+        )  # the bias is a shift of the OOS log-odds
         assert q == pytest.approx(expected, rel=1e-3, abs=1e-5)  # confidences are rounded to 6 places
         assert q > p
     flooded = _classify(_router_copy(router_dir, tmp_path / "c", {"bias": 40.0}), texts)

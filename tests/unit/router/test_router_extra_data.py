@@ -23,11 +23,24 @@ def _jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def _config(tmp_path: Path, extra: list[dict], heldout: Path | None = None) -> Path:
-    team = _jsonl(tmp_path / "team.jsonl", [
-        {"text": f"where is my parcel number {i}", "intent": "order_tracking", "lang": "en"} for i in range(10)
-    ] + [{"text": f"我的快递{i}到哪了", "intent": "order_tracking", "lang": "zh"} for i in range(10)])
-    config = {"version": 1, "name": "tiny", "data": {
-        "train": [str(team)], "heldout": str(heldout) if heldout else None, "dev_fraction": 0.2, "extra_data": extra}}
+    team = _jsonl(
+        tmp_path / "team.jsonl",
+        [
+            {"text": f"where is my parcel number {i}", "intent": "order_tracking", "lang": "en"}
+            for i in range(10)
+        ]
+        + [{"text": f"我的快递{i}到哪了", "intent": "order_tracking", "lang": "zh"} for i in range(10)],
+    )
+    config = {
+        "version": 1,
+        "name": "tiny",
+        "data": {
+            "train": [str(team)],
+            "heldout": str(heldout) if heldout else None,
+            "dev_fraction": 0.2,
+            "extra_data": extra,
+        },
+    }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -36,24 +49,49 @@ def _config(tmp_path: Path, extra: list[dict], heldout: Path | None = None) -> P
 @pytest.fixture()
 def logs(tmp_path: Path) -> tuple[Path, Path]:
     """An operator's logs labelled with their own scheme, and the CSV that maps it onto our intents."""
-    rows = ([{"text": f"refund for ticket {i} please", "tag": "MONEY_BACK"} for i in range(20)]
-            + [{"text": f"whats the weather on day {i}", "tag": "CHITCHAT_WEATHER"} for i in range(10)]
-            + [{"text": f"upgrade or refund {i}?", "tag": "AMBIGUOUS"} for i in range(5)])
+    rows = (
+        [{"text": f"refund for ticket {i} please", "tag": "MONEY_BACK"} for i in range(20)]
+        + [{"text": f"whats the weather on day {i}", "tag": "CHITCHAT_WEATHER"} for i in range(10)]
+        + [{"text": f"upgrade or refund {i}?", "tag": "AMBIGUOUS"} for i in range(5)]
+    )
     mapping = tmp_path / "map.csv"
     mapping.write_text("label,intent\nMONEY_BACK,refund\nCHITCHAT_WEATHER,out_of_scope\nAMBIGUOUS,\n")
     return _jsonl(tmp_path / "logs.jsonl", rows), mapping
 
 
-def test_extra_data_with_a_label_mapping_is_mapped_weighted_and_split(tmp_path: Path, logs: tuple[Path, Path]) -> None:
+def test_extra_data_with_a_label_mapping_is_mapped_weighted_and_split(
+    tmp_path: Path, logs: tuple[Path, Path]
+) -> None:
     data_file, mapping = logs
-    heldout = _jsonl(tmp_path / "heldout.jsonl", [{"text": "Refund for ticket 3, please!", "intent": "refund"}])
-    config = load_router_config(_config(tmp_path, [{"name": "ops", "path": str(data_file), "label_field": "tag",
-                                                    "label_map": str(mapping), "lang": "en", "weight": 0.5}], heldout))
+    heldout = _jsonl(
+        tmp_path / "heldout.jsonl", [{"text": "Refund for ticket 3, please!", "intent": "refund"}]
+    )
+    config = load_router_config(
+        _config(
+            tmp_path,
+            [
+                {
+                    "name": "ops",
+                    "path": str(data_file),
+                    "label_field": "tag",
+                    "label_map": str(mapping),
+                    "lang": "en",
+                    "weight": 0.5,
+                }
+            ],
+            heldout,
+        )
+    )
     data = load_training_data(config.data, seed=13)
     extra_train = [e for e in data.train if e.source == "ops"]
     extra_dev = [e for e in data.dev if e.source == "ops"]
-    assert Counter(e.intent for e in extra_train + extra_dev) == {"refund": 19, "out_of_scope": 10}  # AMBIGUOUS skipped
-    assert not any("ticket 3 " in e.text for e in extra_train + extra_dev)  # equal to a held-out line: dropped
+    assert Counter(e.intent for e in extra_train + extra_dev) == {
+        "refund": 19,
+        "out_of_scope": 10,
+    }  # AMBIGUOUS skipped
+    assert not any(
+        "ticket 3 " in e.text for e in extra_train + extra_dev
+    )  # equal to a held-out line: dropped
     assert Counter(e.intent for e in extra_dev) == {"refund": 4, "out_of_scope": 2}  # stratified 20 %
     assert {e.lang for e in extra_train} == {"en"}
     weights = {e.source: w for e, w in zip(data.train, data.weights)}
@@ -87,8 +125,12 @@ def test_labels_the_mapping_does_not_cover_stop_the_build(tmp_path: Path, logs: 
     data_file, _ = logs
     partial = tmp_path / "partial.csv"
     partial.write_text("label,intent\nMONEY_BACK,refund\n")
-    config = load_router_config(_config(tmp_path, [{"name": "ops", "path": str(data_file), "label_field": "tag",
-                                                    "label_map": str(partial)}]))
+    config = load_router_config(
+        _config(
+            tmp_path,
+            [{"name": "ops", "path": str(data_file), "label_field": "tag", "label_map": str(partial)}],
+        )
+    )
     with pytest.raises(DataError, match="extra_data ops: .*CHITCHAT_WEATHER"):
         load_training_data(config.data, seed=13)
 

@@ -39,9 +39,19 @@ GENERATIONS = [pytest.param(FakeTensorRT10, id="tensorrt10"), pytest.param(FakeT
 READ_UPSTREAM = {"PREFER_JIT_PYTHON_PLUGINS", "PREFER_AOT_PYTHON_PLUGINS"}
 # Absent from the TensorRT 11 bindings (reference trtllm.md 8.3 for 11.4; pyCore.cpp at v11.0 and v11.1).
 GONE_IN_11 = {"FP16", "BF16", "INT8", "FP8", "EXPLICIT_BATCH"}
-REMOVED_OR_IMPLICIT_INT8 = {"max_workspace_size", "build_engine", "execute_async_v2", "get_binding_shape",
-                            "num_bindings", "set_binding_shape", "binding_is_input", "EXPLICIT_BATCH",
-                            "int8_calibrator", "IInt8EntropyCalibrator2", "INT8"}
+REMOVED_OR_IMPLICIT_INT8 = {
+    "max_workspace_size",
+    "build_engine",
+    "execute_async_v2",
+    "get_binding_shape",
+    "num_bindings",
+    "set_binding_shape",
+    "binding_is_input",
+    "EXPLICIT_BATCH",
+    "int8_calibrator",
+    "IInt8EntropyCalibrator2",
+    "INT8",
+}
 
 
 def test_doubles_offer_only_documented_names() -> None:
@@ -52,12 +62,15 @@ def test_doubles_offer_only_documented_names() -> None:
         assert not missing, f"{trt.__name__}: not in the TensorRT reference: {missing}"
         assert all(hasattr(trt, n) for n in FAKE_SURFACE["module"])
     assert {"max_workspace_size", "build_engine", "execute_async_v2", "get_binding_shape"} <= set(
-        API["tensorrt"]["removed_in_10"])
+        API["tensorrt"]["removed_in_10"]
+    )
 
 
 def test_the_11_double_has_no_weak_typing_and_raises_attribute_error_like_the_bindings() -> None:
     assert {"FP16", "INT8", "BF16", "FP8"} <= set(FakeTensorRT10.BuilderFlag.__members__)
-    assert {"EXPLICIT_BATCH", "STRONGLY_TYPED"} <= set(FakeTensorRT10.NetworkDefinitionCreationFlag.__members__)
+    assert {"EXPLICIT_BATCH", "STRONGLY_TYPED"} <= set(
+        FakeTensorRT10.NetworkDefinitionCreationFlag.__members__
+    )
     assert not GONE_IN_11 & enum_members(FakeTensorRT11)
     with pytest.raises(AttributeError, match="BuilderFlag.* has no attribute 'FP16'"):
         FakeTensorRT11.BuilderFlag.FP16  # noqa: B018 - the attribute access is what is tested
@@ -71,7 +84,9 @@ def test_the_11_double_has_no_weak_typing_and_raises_attribute_error_like_the_bi
 
 def test_the_code_uses_no_removed_api_nor_implicit_int8() -> None:
     for path in (REPO / "checkpoints/router_trt.py", REPO / "serve/router/tensorrt.py"):
-        used = {node.attr for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Attribute)}
+        used = {
+            node.attr for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Attribute)
+        }
         assert not used & REMOVED_OR_IMPLICIT_INT8, f"{path.name} uses {used & REMOVED_OR_IMPLICIT_INT8}"
 
 
@@ -91,11 +106,17 @@ def _manifest(engine_dir: Path) -> dict[str, Any]:
 
 
 def test_on_tensorrt_10_the_builder_keeps_the_weakly_typed_fp16_path(engine_dir: Path) -> None:
-    plan = build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=FakeTensorRT10(), identity=IDENTITY)
+    plan = build_engine(
+        engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=FakeTensorRT10(), identity=IDENTITY
+    )
     manifest, body = _manifest(engine_dir), _plan(engine_dir)
     assert plan.is_file() and manifest["engine"] == plan.name
     assert manifest["tensorrt_version"] == FAKE_VERSION_10 and manifest["compute_capability"] == "9.0"
-    assert (manifest["precision"], manifest["network"], manifest["onnx"]) == ("fp16", "weakly_typed", PLAIN_ONNX)
+    assert (manifest["precision"], manifest["network"], manifest["onnx"]) == (
+        "fp16",
+        "weakly_typed",
+        PLAIN_ONNX,
+    )
     assert "source_onnx" not in manifest
     assert manifest["profile"]["sequence"] == {"min": 16, "opt": 64, "max": 128}
     assert body["network"] == "weakly_typed" and body["network_flags"] == [] and body["flags"] == ["FP16"]
@@ -111,9 +132,13 @@ def _fp16_onnx_is_half_but_layernorm_and_io(path: Path) -> None:
     assert sum(t == onnx.TensorProto.FLOAT16 for t in types.values()) > 50  # the weights are FP16
     for node in model.graph.node:
         if node.op_type == "LayerNormalization":  # kept in FP32: its variance overflows FP16
-            assert all(types.get(name, onnx.TensorProto.FLOAT) == onnx.TensorProto.FLOAT for name in node.input[1:])
+            assert all(
+                types.get(name, onnx.TensorProto.FLOAT) == onnx.TensorProto.FLOAT for name in node.input[1:]
+            )
     assert {i.name: i.type.tensor_type.elem_type for i in model.graph.input} == {
-        "input_ids": onnx.TensorProto.INT64, "attention_mask": onnx.TensorProto.INT64}
+        "input_ids": onnx.TensorProto.INT64,
+        "attention_mask": onnx.TensorProto.INT64,
+    }
     outputs = {o.name: o.type.tensor_type.elem_type for o in model.graph.output}
     assert outputs["logits"] == onnx.TensorProto.FLOAT
 
@@ -130,17 +155,26 @@ def test_on_tensorrt_11_the_builder_builds_strongly_typed_from_an_fp16_onnx(engi
     # no creation flag: 11 ignores STRONGLY_TYPED (now 0), and 1 << 1 would ask for JIT Python plugins there
     assert body["network_flags"] == []
     _fp16_onnx_is_half_but_layernorm_and_io(engine_dir / manifest["onnx"])
-    session = TensorRTSession(engine_dir, device="cuda", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory())
+    session = TensorRTSession(
+        engine_dir, device="cuda", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory()
+    )
     batch = TextEncoder(engine_dir / "tokenizer.json", 128).encode(
-        ["where is my parcel", "我的快递到哪了", "I was charged twice for my broadband bill this month"])
+        ["where is my parcel", "我的快递到哪了", "I was charged twice for my broadband bill this month"]
+    )
     expected = OnnxSession(engine_dir / PLAIN_ONNX).logits(batch.input_ids, batch.attention_mask)
     got = session.logits(batch.input_ids, batch.attention_mask)
     assert np.allclose(got, expected, atol=0.02) and (got.argmax(1) == expected.argmax(1)).all()
 
 
 def test_on_tensorrt_10_the_strongly_typed_path_sets_strongly_typed(engine_dir: Path) -> None:
-    build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=FakeTensorRT10(), identity=IDENTITY,
-                 strongly_typed=True)
+    build_engine(
+        engine_dir / PLAIN_ONNX,
+        engine_dir,
+        TensorRTConfig(),
+        trt=FakeTensorRT10(),
+        identity=IDENTITY,
+        strongly_typed=True,
+    )
     body = _plan(engine_dir)
     assert body["network"] == "strongly_typed" and body["network_flags"] == ["STRONGLY_TYPED"]
     assert body["precision_flags"] == [] and body["precision"] == "fp16"
@@ -148,14 +182,24 @@ def test_on_tensorrt_10_the_strongly_typed_path_sets_strongly_typed(engine_dir: 
 
 
 def test_tensorrt_11_has_no_weakly_typed_build(engine_dir: Path) -> None:
-    with pytest.raises(EngineBuildError, match=r"TensorRT 11.1.0.106 has no weakly typed networks .*build strongly"):
-        build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=FakeTensorRT11(), identity=IDENTITY,
-                     strongly_typed=False)
+    with pytest.raises(
+        EngineBuildError, match=r"TensorRT 11.1.0.106 has no weakly typed networks .*build strongly"
+    ):
+        build_engine(
+            engine_dir / PLAIN_ONNX,
+            engine_dir,
+            TensorRTConfig(),
+            trt=FakeTensorRT11(),
+            identity=IDENTITY,
+            strongly_typed=False,
+        )
 
 
 @pytest.mark.parametrize("trt", GENERATIONS)
 def test_an_fp32_engine_parses_the_fp32_onnx(engine_dir: Path, trt: Any) -> None:
-    build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(fp16=False), trt=trt(), identity=IDENTITY)
+    build_engine(
+        engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(fp16=False), trt=trt(), identity=IDENTITY
+    )
     body, manifest = _plan(engine_dir), _manifest(engine_dir)
     assert body["precision"] == manifest["precision"] == "fp32" and body["flags"] == []
     assert manifest["onnx"] == PLAIN_ONNX and body["network_flags"] == []
@@ -169,8 +213,11 @@ def test_builder_refuses_the_onnx_runtime_fused_graph(router_dir: Path, tmp_path
 
 @pytest.mark.parametrize("trt", GENERATIONS)
 def test_a_quantized_onnx_is_refused_with_what_int8_needs(router_dir: Path, tmp_path: Path, trt: Any) -> None:
-    with pytest.raises(EngineBuildError, match=r"model.int8.onnx is already quantized \(.*MatMulInteger.*\).*"
-                                               r"explicit quantization.*QuantizeLinear/DequantizeLinear.*removed in 11"):
+    with pytest.raises(
+        EngineBuildError,
+        match=r"model.int8.onnx is already quantized \(.*MatMulInteger.*\).*"
+        r"explicit quantization.*QuantizeLinear/DequantizeLinear.*removed in 11",
+    ):
         build_engine(router_dir / "model.int8.onnx", tmp_path, TensorRTConfig(), trt=trt(), identity=IDENTITY)
     assert not (tmp_path / "router.plan").exists()
 
@@ -178,10 +225,15 @@ def test_a_quantized_onnx_is_refused_with_what_int8_needs(router_dir: Path, tmp_
 def test_an_int8_tensorrt_router_is_refused_with_the_reason(tmp_path: Path) -> None:
     config = tmp_path / "router.yaml"
     text = (REPO / "build_configs/router/default.yaml").read_text()
-    config.write_text(text.replace("tensorrt:\n  fp16: true\n  int8: false", "tensorrt:\n  fp16: true\n  int8: true"))
+    config.write_text(
+        text.replace("tensorrt:\n  fp16: true\n  int8: false", "tensorrt:\n  fp16: true\n  int8: true")
+    )
     assert config.read_text() != text
-    with pytest.raises(ConfigError, match=r"tensorrt.int8: .*INT8 TensorRT router engines are not supported: "
-                                          r".*deprecated since 10.1 and removed in 11; use export.int8"):
+    with pytest.raises(
+        ConfigError,
+        match=r"tensorrt.int8: .*INT8 TensorRT router engines are not supported: "
+        r".*deprecated since 10.1 and removed in 11; use export.int8",
+    ):
         load_router_config(config)
 
 
@@ -193,12 +245,15 @@ def test_builder_without_tensorrt_says_where_to_build(engine_dir: Path) -> None:
 
 def _session(engine_dir: Path, trt: Any, memory: FakeCudaMemory | None = None) -> TensorRTSession:
     build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=trt, identity=IDENTITY)
-    return TensorRTSession(engine_dir, device="cuda:0", trt=trt, compute_capability="9.0",
-                           buffers=memory or FakeCudaMemory())
+    return TensorRTSession(
+        engine_dir, device="cuda:0", trt=trt, compute_capability="9.0", buffers=memory or FakeCudaMemory()
+    )
 
 
 @pytest.mark.parametrize("trt", GENERATIONS)
-def test_session_pads_short_inputs_and_splits_big_batches_without_changing_logits(engine_dir: Path, trt: Any) -> None:
+def test_session_pads_short_inputs_and_splits_big_batches_without_changing_logits(
+    engine_dir: Path, trt: Any
+) -> None:
     memory = FakeCudaMemory()
     session = _session(engine_dir, trt(), memory)
     assert (session.min_seq, session.max_batch, session.max_seq) == (16, 32, 128)
@@ -218,7 +273,9 @@ def test_session_pads_short_inputs_and_splits_big_batches_without_changing_logit
 def test_a_shape_outside_the_profile_is_reported_with_the_shape(engine_dir: Path, trt: Any) -> None:
     session = _session(engine_dir, trt())
     ids = np.ones((33, 16), dtype=np.int64)  # one row over the profile's maximum batch of 32
-    with pytest.raises(ValueError, match=r"refused input 'input_ids' of shape \(33, 16\): .*\(1, 16\) to \(32, 128\)"):
+    with pytest.raises(
+        ValueError, match=r"refused input 'input_ids' of shape \(33, 16\): .*\(1, 16\) to \(32, 128\)"
+    ):
         session._run(ids, np.ones_like(ids))
     assert session.context.executions == 0
 
@@ -228,10 +285,14 @@ def test_tensorrt_runs_on_cuda_only_and_reads_device_memory_only(engine_dir: Pat
     build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=trt, identity=IDENTITY)
     with pytest.raises(ValueError, match="CUDA devices only, not 'cpu'"):
         TensorRTSession(engine_dir, device="cpu", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory())
-    session = TensorRTSession(engine_dir, device="cuda", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory())
+    session = TensorRTSession(
+        engine_dir, device="cuda", trt=trt, compute_capability="9.0", buffers=FakeCudaMemory()
+    )
     ids = np.ones((2, 16), dtype=np.int64)
     context = session.context
-    assert context.set_input_shape("input_ids", ids.shape) and context.set_input_shape("attention_mask", ids.shape)
+    assert context.set_input_shape("input_ids", ids.shape) and context.set_input_shape(
+        "attention_mask", ids.shape
+    )
     host = np.zeros((2, 25), dtype=np.float32)
     for name, array in (("input_ids", ids), ("attention_mask", ids), ("logits", host)):
         context.set_tensor_address(name, array.ctypes.data)  # host pointers, as a CPU tensor would give
@@ -290,20 +351,30 @@ def test_session_refuses_an_engine_built_elsewhere(engine_dir: Path) -> None:
     trt = FakeTensorRT10()
     build_engine(engine_dir / PLAIN_ONNX, engine_dir, TensorRTConfig(), trt=trt, identity=IDENTITY)
     with pytest.raises(EngineMismatch, match=r"compute capability 9.0 .*this GPU is 8.9.*build-router-trt"):
-        TensorRTSession(engine_dir, device="cuda", trt=trt, compute_capability="8.9", buffers=FakeCudaMemory())
+        TensorRTSession(
+            engine_dir, device="cuda", trt=trt, compute_capability="8.9", buffers=FakeCudaMemory()
+        )
     with pytest.raises(EngineMismatch, match=r"TensorRT 10.14.1.48 built it, this process runs 11.1.0.106"):
-        TensorRTSession(engine_dir, device="cuda", trt=FakeTensorRT11(), compute_capability="9.0",
-                        buffers=FakeCudaMemory())
+        TensorRTSession(
+            engine_dir,
+            device="cuda",
+            trt=FakeTensorRT11(),
+            compute_capability="9.0",
+            buffers=FakeCudaMemory(),
+        )
 
 
 def test_manifest_check_names_the_tensorrt_version_that_differs() -> None:
     with pytest.raises(EngineMismatch, match=r"TensorRT 10.13.3.9 built it, this process runs 10.14.1"):
-        check_engine_manifest({"tensorrt_version": "10.13.3.9", "compute_capability": "9.0"}, "10.14.1", "9.0")
+        check_engine_manifest(
+            {"tensorrt_version": "10.13.3.9", "compute_capability": "9.0"}, "10.14.1", "9.0"
+        )
     check_engine_manifest({"tensorrt_version": "10.14.1", "compute_capability": "9.0"}, "10.14.1", "9.0")
 
 
-async def test_ready_scores_the_tensorrt_router_off_the_event_loop(engine_dir: Path, router_dir: Path, settings: Any,
-                                                                   fake_generator: Any) -> None:
+async def test_ready_scores_the_tensorrt_router_off_the_event_loop(
+    engine_dir: Path, router_dir: Path, settings: Any, fake_generator: Any
+) -> None:
     import httpx
     from asgi_lifespan import LifespanManager
 
@@ -314,8 +385,14 @@ async def test_ready_scores_the_tensorrt_router_off_the_event_loop(engine_dir: P
     memory = FakeCudaMemory()
     session = _session(engine_dir, FakeTensorRT10(), memory)
     labels = tuple(json.loads((router_dir / "router.json").read_text())["labels"])
-    router = ModelRouter("tensorrt", session, TextEncoder(engine_dir / "tokenizer.json", 128), labels,
-                         Calibration(), Thresholds())
+    router = ModelRouter(
+        "tensorrt",
+        session,
+        TextEncoder(engine_dir / "tokenizer.json", 128),
+        labels,
+        Calibration(),
+        Thresholds(),
+    )
     app = create_app(settings, generator=fake_generator, router=router)
     async with LifespanManager(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
@@ -325,7 +402,9 @@ async def test_ready_scores_the_tensorrt_router_off_the_event_loop(engine_dir: P
     assert ready.json()["router"] == {"chain": ["tensorrt"], "open_breakers": [], "healthy": True}
     checks = session.context.execute_threads[executed:]
     assert checks and loop_thread not in checks  # the check ran the engine, on a worker thread
-    assert memory.sync_threads[synced:] and loop_thread not in memory.sync_threads[synced:]  # so did the GPU sync
+    assert (
+        memory.sync_threads[synced:] and loop_thread not in memory.sync_threads[synced:]
+    )  # so did the GPU sync
 
 
 def test_the_extras_pin_the_tensorrt_of_tensorrt_llm_1_2_1_which_the_10_double_models() -> None:
@@ -334,7 +413,9 @@ def test_the_extras_pin_the_tensorrt_of_tensorrt_llm_1_2_1_which_the_10_double_m
     from packaging.requirements import Requirement
 
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    pins = {req.name: req.specifier for group in ("tensorrt", "trtllm") for req in map(Requirement, extras[group])}
+    pins = {
+        req.name: req.specifier for group in ("tensorrt", "trtllm") for req in map(Requirement, extras[group])
+    }
     assert str(pins["tensorrt"]) == "~=10.14.1" and str(pins["tensorrt-llm"]) == "==1.2.1"
     assert API["tensorrt_llm_version"] == "1.2.1"
     assert FAKE_VERSION_10 in pins["tensorrt"] and FAKE_VERSION_11 not in pins["tensorrt"]
