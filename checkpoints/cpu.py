@@ -93,3 +93,39 @@ def resolve_bf16(setting: bool | Literal["auto"], choice: Bf16Choice | None = No
             "slower than float32 (set bf16: auto)",
         )
     return Bf16Choice(bool(setting), f"bf16: {str(bool(setting)).lower()} in the config")
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingDevice:
+    device: Literal["cpu", "cuda"]
+    bf16: Bf16Choice
+
+
+def resolve_training_device(
+    setting: Literal["auto", "cpu", "cuda"],
+    bf16_setting: bool | Literal["auto"],
+    cuda: Callable[[], tuple[bool, bool]] | None = None,
+) -> TrainingDevice:
+    """Where a build fine-tunes and whether under bf16 autocast. `cuda` answers (a GPU is usable, it computes
+    bf16 natively); by default PyTorch is asked. On a GPU `auto` bf16 follows the GPU, not the CPU."""
+    available, gpu_bf16 = (cuda or _torch_cuda)()
+    if setting == "cuda" and not available:
+        raise RuntimeError(
+            "training.device is cuda, but PyTorch sees no usable CUDA GPU (set device: auto or cpu)"
+        )
+    if setting == "cpu" or not available:
+        return TrainingDevice("cpu", resolve_bf16(bf16_setting))
+    if bf16_setting == "auto":
+        reason = "the GPU computes bfloat16 natively" if gpu_bf16 else "the GPU has no native bfloat16"
+        return TrainingDevice("cuda", Bf16Choice(gpu_bf16, reason))
+    return TrainingDevice(
+        "cuda", Bf16Choice(bool(bf16_setting), f"bf16: {str(bool(bf16_setting)).lower()} in the config")
+    )
+
+
+def _torch_cuda() -> tuple[bool, bool]:
+    import torch
+
+    if not torch.cuda.is_available():
+        return False, False
+    return True, bool(torch.cuda.is_bf16_supported())

@@ -279,7 +279,7 @@ def run_finetune(config: FinetuneConfig, out_dir: Path, base_model: Path | None 
     heldout = heldout[: config.data.max_heldout] if config.data.max_heldout else heldout
     sets: dict[str, list[Conversation]] = {"heldout": heldout}
     if config.data.eval_cases:
-        cases = load_cases(REPO / config.data.eval_cases)
+        cases, _ = load_cases(REPO / config.data.eval_cases)
         converted = [c for c in (from_reply_case(case) for case in cases) if c is not None]
         sets["eval_cases"] = (
             converted[: config.data.max_eval_cases] if config.data.max_eval_cases else converted

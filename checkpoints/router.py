@@ -8,6 +8,7 @@ config, the training data files and this code all feed the hash, so a stale rout
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import math
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from checkpoints.cpu import Bf16Choice, resolve_bf16
+from checkpoints.cpu import TrainingDevice, resolve_training_device
 from checkpoints.router_config import RouterBuildConfig
 from checkpoints.router_data import (
     Example,
@@ -61,10 +62,17 @@ def build_hash(config: RouterBuildConfig) -> str:
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     here = Path(__file__).parent
     for name in CODE_FILES:
-        digest.update((here / name).read_bytes())
+        digest.update(code_digest(here / name))
     for name in ("encoding.py", "lexical.py", "model.py", "torch_model.py", "progress.py"):
-        digest.update((here.parent / "serve" / "router" / name).read_bytes())
+        digest.update(code_digest(here.parent / "serve" / "router" / name))
     return digest.hexdigest()[:16]
+
+
+def code_digest(path: Path) -> bytes:
+    """What a code file does, not how it is laid out: the digest of its syntax tree, so that a comment, a
+    reformat or a wrapped line does not throw away a router build that took minutes (hours without bf16)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
 
 
 def output_dir(config: RouterBuildConfig, cache_dir: Path) -> Path:
@@ -183,7 +191,8 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
     encoder = load_encoder(source, vocab_size)
     encoder_config: Any = encoder.config  # a transformers config (mypy sees torch.nn attribute lookups)
     model = RouterModel(encoder, len(INTENTS), config.encoder.pooling)
-    bf16 = _train(model, train_encoder, data, config, out_dir)
+    trained_on = _train(model, train_encoder, data, config, out_dir)
+    bf16 = trained_on.bf16
 
     eval_encoder = TextEncoder(staged / "tokenizer.json", config.export.max_length)
     dev_logits = _logits(model, eval_encoder, [e.text for e in dev])  # the one pass over dev, reused below
@@ -228,6 +237,7 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
         "variants": variants,
         "build_hash": build_hash(config),
         "training_bf16": {"enabled": bf16.enabled, "reason": bf16.reason},
+        "training_device": trained_on.device,
         "encoder": {
             "source": config.encoder.source,
             "vocab_size": vocab_size,
@@ -350,16 +360,19 @@ def _choose_default(variants: dict[str, Any], metrics: dict[str, Any], config: R
 
 def _train(
     model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig, out_dir: Path
-) -> Bf16Choice:
-    """Fine-tune in place, writing progress beside `out_dir`; returns the bf16 choice it trained with."""
+) -> TrainingDevice:
+    """Fine-tune in place (the model ends on the CPU), writing progress beside `out_dir`; returns the device
+    and the bf16 choice it trained with."""
     from serve.router.progress import Progress
 
     import torch
     from tqdm import tqdm
 
     cfg = config.training
-    bf16 = resolve_bf16(cfg.bf16)
-    log(f"bf16 autocast: {'on' if bf16.enabled else 'off'} ({bf16.reason})")
+    trained_on = resolve_training_device(cfg.device, cfg.bf16)
+    device, bf16 = trained_on.device, trained_on.bf16
+    log(f"training on {device}; bf16 autocast: {'on' if bf16.enabled else 'off'} ({bf16.reason})")
+    model.to(device)
     embeddings = model.encoder.get_input_embeddings().weight
     encoder_params = [p for n, p in model.encoder.named_parameters() if p is not embeddings]
     optimizer = torch.optim.AdamW(
@@ -397,9 +410,12 @@ def _train(
         for rows_idx in bar:
             rows = [view[i] for i in rows_idx]
             batch = encoder.encode([r.text for r in rows])
-            labels = torch.tensor([INTENT_INDEX[r.intent] for r in rows])
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16.enabled):
-                logits = model(torch.from_numpy(batch.input_ids), torch.from_numpy(batch.attention_mask))
+            labels = torch.tensor([INTENT_INDEX[r.intent] for r in rows], device=device)
+            with torch.autocast(device, dtype=torch.bfloat16, enabled=bf16.enabled):
+                logits = model(
+                    torch.from_numpy(batch.input_ids).to(device),
+                    torch.from_numpy(batch.attention_mask).to(device),
+                )
             loss = loss_fn(logits.float(), labels)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -415,8 +431,9 @@ def _train(
         # linear decay to zero made the last epoch the best in every build measured
         log(f"epoch {epoch + 1}: mean training loss {total_loss / max(1, len(batches)):.4f}")
     model.eval()
+    model.to("cpu")  # calibration, ONNX export and INT8 quantization are CPU steps
     progress.write("exporting and evaluating", total, force=True)
-    return bf16
+    return trained_on
 
 
 def length_bucketed_batches(lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:

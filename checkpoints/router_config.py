@@ -97,6 +97,11 @@ class TrainingConfig(_Strict):
     )
     # auto: bfloat16 autocast only on a CPU with native bf16 (AVX512_BF16/AMX; emulated it is ~30x slower)
     bf16: bool | Literal["auto"] = Field("auto", description="bfloat16 autocast on CPU: auto, true or false")
+    # auto: a CUDA GPU when PyTorch sees one (the fine-tuning takes seconds there instead of minutes); the
+    # export, calibration and INT8 steps run on the CPU either way
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto", description="where to fine-tune: auto, cpu or cuda"
+    )
 
 
 class Int8Config(_Strict):

@@ -96,6 +96,8 @@ def test_tiny_config_trains_evaluates_and_merges(tmp_path: Path) -> None:
     report = run_finetune(config, tmp_path / "out", base_model())
     assert report["passed"] and report["train"]["steps"] == 2
     assert report["before"]["heldout"]["n"] == report["after"]["heldout"]["n"] > 0
+    # the team's reply cases are converted and scored too (tiny.yaml names them, two of them)
+    assert report["before"]["eval_cases"]["n"] == report["after"]["eval_cases"]["n"] == 2
     merged = tmp_path / "out" / "merged"
     assert (merged / "model.safetensors").is_file() and (merged / "tokenizer.json").is_file()
     assert (tmp_path / "out" / "adapter" / "adapter_model.safetensors").is_file()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from checkpoints.cpu import Bf16Choice, bf16_support, cpu_flags, resolve_bf16
+from checkpoints.cpu import Bf16Choice, bf16_support, cpu_flags, resolve_bf16, resolve_training_device
 from checkpoints.router_config import load_router_config
 
 REPO = Path(__file__).resolve().parents[3]
@@ -105,3 +105,34 @@ def test_this_machines_flags_are_read() -> None:
     if flags is None:
         pytest.skip("no /proc/cpuinfo here")
     assert flags, "a Linux machine lists its CPU flags"
+
+
+def test_training_device_auto_takes_a_gpu_and_its_bf16() -> None:
+    on_gpu = resolve_training_device("auto", "auto", cuda=lambda: (True, True))
+    assert on_gpu.device == "cuda" and on_gpu.bf16.enabled
+    no_bf16_gpu = resolve_training_device("auto", "auto", cuda=lambda: (True, False))
+    assert no_bf16_gpu.device == "cuda" and not no_bf16_gpu.bf16.enabled
+    assert resolve_training_device("auto", False, cuda=lambda: (True, True)).bf16.enabled is False
+
+
+def test_training_device_without_a_gpu_is_the_cpu_and_follows_its_bf16() -> None:
+    chosen = resolve_training_device("auto", "auto", cuda=lambda: (False, False))
+    assert chosen.device == "cpu"
+    assert chosen.bf16 == resolve_bf16("auto")
+    assert resolve_training_device("cpu", "auto", cuda=lambda: (True, True)).device == "cpu"
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        resolve_training_device("cuda", "auto", cuda=lambda: (False, False))
+
+
+def test_router_build_hash_ignores_layout_but_not_code(tmp_path: Path) -> None:
+    """A reformat or a comment keeps a router build current; a change in what the code does does not."""
+    from checkpoints.router import code_digest
+
+    original = tmp_path / "a.py"
+    original.write_text("def f(x):\n    return x + 1\n")
+    reformatted = tmp_path / "b.py"
+    reformatted.write_text("# why\ndef f(x):  # note\n    return (\n        x + 1\n    )\n")
+    changed = tmp_path / "c.py"
+    changed.write_text("def f(x):\n    return x + 2\n")
+    assert code_digest(original) == code_digest(reformatted)
+    assert code_digest(original) != code_digest(changed)
