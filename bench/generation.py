@@ -22,7 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.questions import QUESTIONS  # noqa: E402
-
 from serve.config import GeneratorSettings, Settings  # noqa: E402
 from serve.generation.base import ChatMessage, GenerationRequest  # noqa: E402
 from serve.generation.hf import HfGenerator  # noqa: E402

@@ -32,8 +32,8 @@ from checkpoints.router_data import (
 )
 from checkpoints.router_metrics import summarize
 from checkpoints.staging import install_dir
-from serve.router.progress import progress_path
 from serve.router.model import Calibration
+from serve.router.progress import progress_path
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
 CODE_FILES = (
@@ -352,10 +352,10 @@ def _train(
     model: Any, encoder: Any, data: TrainingData, config: RouterBuildConfig, out_dir: Path
 ) -> Bf16Choice:
     """Fine-tune in place, writing progress beside `out_dir`; returns the bf16 choice it trained with."""
-    from serve.router.progress import Progress
-
     import torch
     from tqdm import tqdm
+
+    from serve.router.progress import Progress
 
     cfg = config.training
     bf16 = resolve_bf16(cfg.bf16)

@@ -25,8 +25,8 @@ from serve.metrics import Metrics
 from serve.pipeline import ReplyPipeline
 from serve.prompts import PROMPTS_DIR, PromptLibrary
 from serve.reply_bank import ReplySelector
-from serve.retrieval import one_blas_thread
 from serve.response_cache import MemoryResponseCache, RedisResponseCache, ResponseCache
+from serve.retrieval import one_blas_thread
 from serve.router.background import RouterBuild
 from serve.router.base import IntentClassifier
 from serve.router.fallback import FallbackRouter

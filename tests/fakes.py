@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from serve.errors import BackendUnavailable, ServeError
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
-from serve.router.encoding import detect_lang
 from serve.router.base import IntentResult, Ranked
+from serve.router.encoding import detect_lang
 from serve.taxonomy import INTENTS
 
 Script = Callable[[GenerationRequest], list[GenerationChunk | ServeError]]

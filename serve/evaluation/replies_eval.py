@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from serve.config import Settings
+from serve.evaluation.judging import key_path, sample_cases, write_packet
 from serve.evaluation.reply_cases import ReplyCase, load_cases
 from serve.evaluation.reply_checks import chrf
 from serve.evaluation.reply_report import write_report
-from serve.evaluation.judging import key_path, sample_cases, write_packet
 from serve.evaluation.reply_summary import score_case, summarize
 from serve.prompts import PROMPTS_DIR, PromptLibrary
 

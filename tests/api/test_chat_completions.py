@@ -15,7 +15,6 @@ from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.conftest import sse_json
 from tests.fakes import ScriptedFakeGenerator
 
-
 URL = "/v1/chat/completions"
 
 

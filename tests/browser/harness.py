@@ -21,8 +21,8 @@ import uvicorn
 from serve.app import create_app
 from serve.config import load_settings
 from serve.errors import GenerationFailed
-from serve.logsetup import configure_logging
 from serve.generation.base import GenerationChunk, GenerationRequest, Generator
+from serve.logsetup import configure_logging
 from serve.services import hf_generator
 
 Scope = dict[str, Any]

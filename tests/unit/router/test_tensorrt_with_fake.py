@@ -409,7 +409,6 @@ async def test_ready_scores_the_tensorrt_router_off_the_event_loop(
 
 def test_the_extras_pin_the_tensorrt_of_tensorrt_llm_1_2_1_which_the_10_double_models() -> None:
     import tomllib
-
     from packaging.requirements import Requirement
 
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
