@@ -235,7 +235,7 @@ class _Profile:
         self.shapes: dict[str, tuple[tuple[int, ...], ...]] = {}
 
     def set_shape(self, name: str, min: tuple, opt: tuple, max: tuple) -> None:  # noqa: A002 - TensorRT's names
-        if not all(a <= b <= c for a, b, c in zip(min, opt, max)):
+        if not all(a <= b <= c for a, b, c in zip(min, opt, max, strict=True)):
             raise ValueError(f"profile for {name} is not ordered min <= opt <= max")
         self.shapes[name] = (tuple(min), tuple(opt), tuple(max))
 
@@ -393,7 +393,9 @@ class _Context:
     def set_input_shape(self, name: str, shape: tuple[int, ...]) -> bool:
         self._use("set_input_shape")
         low, _, high = self.engine.get_tensor_profile_shape(name, 0)
-        if len(shape) != len(low) or not all(lo <= s <= hi for lo, s, hi in zip(low, shape, high)):
+        if len(shape) != len(low) or not all(
+            lo <= s <= hi for lo, s, hi in zip(low, shape, high, strict=True)
+        ):
             self._release()  # the call ends here: the caller reports the error
             return False  # TensorRT logs the error and returns False; the shape is not set
         self.shapes[name] = tuple(shape)

@@ -133,7 +133,7 @@ def run_eval(
         return 2
     started = time.perf_counter()
     ranked = []
-    for q, reading in zip(questions, readings):
+    for q, reading in zip(questions, readings, strict=True):
         vector = reading.embedding if reading is not None else None
         intents = {r.label: r.confidence for r in reading.ranking} if reading is not None else None
         hits = base.search(q.domain, q.lang, strip_wrapping(q.text) or q.text, vector, k=5, intents=intents)
@@ -205,7 +205,7 @@ def run_bank_eval(
         readings = read_all(chain, [q.text for q in questions])
     selector = ReplySelector(library, embed, space, settings.vectors_dir)
     ranked = []
-    for q, reading in zip(questions, readings):
+    for q, reading in zip(questions, readings, strict=True):
         found = selector.candidates(q.domain, q.lang, strip_wrapping(q.text) or q.text, reading, k=5)
         ranked.append([(c.reply.id, c.score) for c in found])
     threshold = {str(lang): score_at for lang, score_at in settings.reply.select_min_score.items()}
@@ -243,7 +243,7 @@ def _print_table(title: str, result: dict[str, Any]) -> None:
 
 def _print_misses(questions: list[Question], ranked: list[list[tuple[str, float]]], misses: int) -> None:
     shown = 0
-    for q, r in zip(questions, ranked):
+    for q, r in zip(questions, ranked, strict=True):
         if q.entry_ids and (not r or r[0][0] not in q.entry_ids) and shown < misses:
             print(f"  miss [{q.domain}/{q.lang}] {q.text[:90]!r}: want {list(q.entry_ids)}, got {r[:2]}")
             shown += 1

@@ -115,7 +115,7 @@ class ModelRouter:
         scored = await self.batcher.submit(texts)
         latency = (time.perf_counter() - started) * 1000
         results = []
-        for text, s in zip(texts, scored):
+        for text, s in zip(texts, scored, strict=True):
             label, confidence, ranking, uncertain, reason = decide(
                 s.probs, self.labels, self.thresholds, top_k
             )

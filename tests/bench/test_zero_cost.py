@@ -29,7 +29,7 @@ async def read(
 async def test_every_request_gets_exactly_its_tokens_and_usage() -> None:
     engine = ZeroCostTestGenerator(token=" t")
     results = await asyncio.gather(*(read(engine, f"r{i}", n) for i, n in enumerate((1, 7, 50))))
-    for (text, _, final), n in zip(results, (1, 7, 50)):
+    for (text, _, final), n in zip(results, (1, 7, 50), strict=True):
         assert text == " t" * n
         assert final == ["length", engine.prompt_tokens, n]
     assert engine.stats().active_requests == 0 and engine.stats().requests_total == 3

@@ -47,7 +47,7 @@ def test_incremental_guard_sends_what_the_rescanning_guard_sent(seed: int) -> No
     rng = random.Random(seed)
     for reply in REPLIES:
         cuts = sorted(rng.sample(range(1, len(reply)), min(len(reply) - 1, rng.randint(1, len(reply) // 2))))
-        pieces = [reply[a:b] for a, b in zip([0, *cuts], [*cuts, len(reply)])]
+        pieces = [reply[a:b] for a, b in zip([0, *cuts], [*cuts, len(reply)], strict=True)]
         near_from = rng.choice([len(pieces), rng.randrange(len(pieces))])
         lang = "zh" if rng.random() < 0.3 else "en"
         max_sentences = rng.choice([None, 2, 5])

@@ -81,7 +81,7 @@ RUN = [
 
 def _scored(run: list[tuple[dict[str, Any], str, str, str, float | None]]) -> list[dict[str, Any]]:
     cases = [parse_case(case, f"case {i}") for i, (case, *_rest) in enumerate(run)]
-    answers = {case.message: rest for case, (_c, *rest) in zip(cases, run)}
+    answers = {case.message: rest for case, (_c, *rest) in zip(cases, run, strict=True)}
 
     async def answer(case: Any) -> dict[str, Any]:
         reply, route, label, ttft = answers[case.message]
@@ -96,7 +96,7 @@ def _scored(run: list[tuple[dict[str, Any], str, str, str, float | None]]) -> li
 def output() -> dict[str, Any]:
     rows = _scored(RUN)
     # reply times stand in for measured ones (the answers above return at once); TTFT comes from the run
-    for row, ms in zip(rows, (1200.0, 900.0, 2500.0, 40.0, 35.0)):
+    for row, ms in zip(rows, (1200.0, 900.0, 2500.0, 40.0, 35.0), strict=True):
         row["latency_ms"] = ms
     return {**summarize(rows, [r["latency_ms"] for r in rows]), "cases": rows}
 
