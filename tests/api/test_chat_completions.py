@@ -14,6 +14,7 @@ from serve.errors import GenerationFailed
 from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.conftest import sse_json
 from tests.fakes import ScriptedFakeGenerator
+from tests.waiting import until
 
 URL = "/v1/chat/completions"
 
@@ -167,8 +168,7 @@ async def test_overload_returns_429_with_retry_after(settings, fake_generator, c
         return await client.post(URL, json=body(stream=True))
 
     holders = [asyncio.create_task(open_stream()) for _ in range(limit)]
-    while len(fake_generator.started) < limit:
-        await asyncio.sleep(0)
+    await until(lambda: len(fake_generator.started) >= limit, every=0)
     response = await client.post(URL, json=body())
     assert response.status_code == 429
     assert response.headers["retry-after"] == "1"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from serve.errors import GenerationFailed
 from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.api.test_reply import make_settings
 from tests.fakes import ScriptedFakeGenerator
+from tests.waiting import until
 
 SUGGEST = {"domain": "telecom", "message": "How do I turn on roaming for my trip?", "n": 3}
 
@@ -44,8 +45,7 @@ class HeldTestEngine(ScriptedFakeGenerator):
         try:
             yield GenerationChunk("Open My plan ")
             if self.fail_first and index == 0:
-                while len(self.started) < 3:
-                    await asyncio.sleep(0.01)
+                await until(lambda: len(self.started) >= 3)
                 raise GenerationFailed("engine died mid-stream")
             await self.release.wait()
             yield GenerationChunk("> Roaming.", "stop", prompt_tokens=20, completion_tokens=5)
@@ -86,14 +86,6 @@ def sample(text: str, name: str, **labels: str) -> float:
 
 async def metrics(client: httpx.AsyncClient) -> str:
     return (await client.get("/metrics")).text
-
-
-async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 async def nothing_left_running(client: httpx.AsyncClient, engine: HeldTestEngine) -> None:

@@ -18,6 +18,7 @@ from serve.generation.base import ChatMessage, GenerationChunk, GenerationReques
 from serve.generation.pool import GeneratorPool, PoolMember
 from serve.router.fallback import FallbackRouter
 from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
+from tests.waiting import until
 
 COOLDOWN_S = 0.05
 
@@ -48,14 +49,6 @@ def request(session: str) -> GenerationRequest:
 async def run(pool: GeneratorPool, req: GenerationRequest) -> str | None:
     async with aclosing(pool.generate(req)) as chunks:
         return [c async for c in chunks][-1].served_by
-
-
-async def until(condition, timeout: float = 5.0) -> None:
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 @pytest.fixture
