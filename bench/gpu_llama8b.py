@@ -188,36 +188,35 @@ async def engine_sweep(
     from serve.generation.base import ChatMessage, GenerationRequest
     from serve.loadgen.client import RequestRecord
     from serve.loadgen.stats import summarise
-    from serve.loadgen.workload import random_prompts
+    from serve.loadgen.workload import Prompt, random_prompts
+
+    # one request's timings; what it needs is passed in, not read from the sweep loop's variables
+    async def one(request_id: str, prompt: Prompt, limit: asyncio.Semaphore) -> RequestRecord:
+        record = RequestRecord()
+        messages = tuple(ChatMessage(m["role"], m["content"]) for m in prompt.messages)  # type: ignore[arg-type]
+        async with limit:
+            start = last = time.perf_counter()
+            async for chunk in generator.generate(GenerationRequest(request_id, messages, output_len)):
+                now = time.perf_counter()
+                if chunk.text:
+                    if record.ttft_s is None:
+                        record.ttft_s = now - start
+                    else:
+                        record.itl_s.append(now - last)
+                    last = now
+                    record.content_events += 1
+                if chunk.finish_reason:
+                    record.output_tokens = chunk.completion_tokens or 0
+            record.e2e_s = time.perf_counter() - start
+            record.ok = True
+        return record
 
     points = []
     for c in levels:
         prompts = random_prompts(per_level * c, 64, output_len, 0.0, seed=c)
         limit = asyncio.Semaphore(c)
-        records: list[RequestRecord] = []
-
-        async def one(i: int) -> None:
-            record = RequestRecord()
-            messages = tuple(ChatMessage(m["role"], m["content"]) for m in prompts[i].messages)  # type: ignore[arg-type]
-            async with limit:
-                start = last = time.perf_counter()
-                async for chunk in generator.generate(GenerationRequest(f"c{c}-{i}", messages, output_len)):
-                    now = time.perf_counter()
-                    if chunk.text:
-                        if record.ttft_s is None:
-                            record.ttft_s = now - start
-                        else:
-                            record.itl_s.append(now - last)
-                        last = now
-                        record.content_events += 1
-                    if chunk.finish_reason:
-                        record.output_tokens = chunk.completion_tokens or 0
-                record.e2e_s = time.perf_counter() - start
-                record.ok = True
-            records.append(record)
-
         started = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(len(prompts))))
+        records = list(await asyncio.gather(*(one(f"c{c}-{i}", p, limit) for i, p in enumerate(prompts))))
         point = summarise(records, time.perf_counter() - started, len(prompts) * output_len)
         points.append({"concurrency": c, **point})
         log(

@@ -101,7 +101,7 @@ def bench_batching(args: argparse.Namespace) -> int:
     for rnd in range(2):  # interleaved twice: this machine's speed drifts
         for adaptive in (False, True) if rnd == 0 else (True, False):
 
-            async def run() -> tuple[list[float], float, float]:
+            async def run(adaptive: bool) -> tuple[list[float], float, float]:
                 low_b = MicroBatcher(router.score, settings.router.max_batch_size, wait_ms, adaptive=adaptive)
                 for text in texts[:10]:
                     await low_b.submit([text])
@@ -114,7 +114,7 @@ def bench_batching(args: argparse.Namespace) -> int:
                 await high_b.aclose()
                 return low, rate, per_batch
 
-            low, rate, per_batch = asyncio.run(run())
+            low, rate, per_batch = asyncio.run(run(adaptive))
             row = rows.setdefault(
                 "adaptive" if adaptive else "fixed", {"low": [], "rate": [], "per_batch": []}
             )
@@ -179,9 +179,15 @@ def main() -> int:
                 batch = router.encoder.encode([query])
                 for _ in range(20):
                     router.score([query])
-                full[(name, lang)] += time_calls(lambda: router.score([query]), args.runs)
+                # the lambdas bind this round's router, query and batch (time_calls runs them right away)
+                full[(name, lang)] += time_calls(
+                    lambda router=router, query=query: router.score([query]), args.runs
+                )
                 model_only[(name, lang)] += time_calls(
-                    lambda: router.session.logits(batch.input_ids, batch.attention_mask), args.runs
+                    lambda router=router, batch=batch: router.session.logits(
+                        batch.input_ids, batch.attention_mask
+                    ),
+                    args.runs,
                 )
         print(f"  round {r + 1}/{args.rounds} done", file=sys.stderr)
 
@@ -189,7 +195,7 @@ def main() -> int:
     examples = load_intent_jsonl(args.heldout) if args.heldout.is_file() else []
     texts32 = [e.text for e in examples[:32]] or [QUERIES["en"]] * 32
     for name in BACKENDS:
-        calls = time_calls(lambda: routers[name].score(texts32), 10)
+        calls = time_calls(lambda name=name: routers[name].score(texts32), 10)
         throughput[name] = 32 / (statistics.median(calls) / 1000)
 
     accuracy = {}

@@ -203,7 +203,7 @@ class PromptLibrary:
 
     def validate(self) -> None:
         problems: list[str] = []
-        for name, route in self.manifest.routes.items():
+        for name in self.manifest.routes:
             if name not in INTENTS:
                 problems.append(f"manifest.yaml: routes.{name}: unknown intent")
         for i, o in enumerate(self.manifest.overrides):

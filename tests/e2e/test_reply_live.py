@@ -42,7 +42,7 @@ def test_conversation_goes_through_intent_prompt_and_streamed_reply(
     live_server: LiveServer, domain, lang
 ) -> None:
     session_id = f"live-{domain}-{lang}"
-    for turn, message in enumerate(CONVERSATIONS[(domain, lang)]):
+    for message in CONVERSATIONS[(domain, lang)]:
         events, client_ms = stream_reply(
             live_server, {"domain": domain, "message": message, "session_id": session_id, "max_tokens": 48}
         )
