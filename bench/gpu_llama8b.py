@@ -416,8 +416,8 @@ def main() -> int:
 
     print("\n== summary ==")
     print(
-        f"GPU {RESULTS['env']['gpu']}; copy {bw and bw['copy_tb_s']} TB/s; weights {RESULTS['model']['weight_gb']} GB; "
-        f"floor {RESULTS.get('floor_ms_per_step_b1')} ms/step at batch 1"
+        f"GPU {RESULTS['env']['gpu']}; copy {bw and bw['copy_tb_s']} TB/s; weights "
+        f"{RESULTS['model']['weight_gb']} GB; floor {RESULTS.get('floor_ms_per_step_b1')} ms/step at batch 1"
     )
     for key in ("b1_generate_dynamic", "b1_generate_static", "b1_generate_static_compiled"):
         print(key, RESULTS.get(key))
@@ -425,9 +425,9 @@ def main() -> int:
         for p in RESULTS.get(key) or []:
             if isinstance(p, dict) and "concurrency" in p:
                 print(
-                    f"{key:22} c={p['concurrency']:>4} tok/s {p['output_tok_s']:>9} TTFT p50 {p['ttft_ms']['p50']} "
-                    f"p99 {p['ttft_ms']['p99']} ITL p50 {p['itl_ms']['p50']} p99 {p['itl_ms']['p99']} "
-                    f"err {p['errors']} tok/req {p['output_tokens_mean']}"
+                    f"{key:22} c={p['concurrency']:>4} tok/s {p['output_tok_s']:>9} TTFT p50 "
+                    f"{p['ttft_ms']['p50']} p99 {p['ttft_ms']['p99']} ITL p50 {p['itl_ms']['p50']} p99 "
+                    f"{p['itl_ms']['p99']} err {p['errors']} tok/req {p['output_tokens_mean']}"
                 )
     print("stage seconds", RESULTS.get("stage_seconds"), "total", RESULTS["total_s"])
     return 0

@@ -140,8 +140,9 @@ def bench_batching(args: argparse.Namespace) -> int:
         adaptive["high_load_msgs_per_s"] / fixed["high_load_msgs_per_s"]
     )
     print(
-        f"low-load p50: fixed / adaptive = {result['low_load_p50_ratio_fixed_over_adaptive']:.2f}x; high-load "
-        f"throughput: adaptive / fixed = {result['high_load_throughput_ratio_adaptive_over_fixed']:.2f}x"
+        f"low-load p50: fixed / adaptive = {result['low_load_p50_ratio_fixed_over_adaptive']:.2f}x; "
+        "high-load throughput: adaptive / fixed = "
+        f"{result['high_load_throughput_ratio_adaptive_over_fixed']:.2f}x"
     )
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
@@ -209,11 +210,12 @@ def main() -> int:
 
     result: dict = {"tokens": tokens, "backends": {}}
     print(
-        f"\nsingle query, end to end (tokenise + model + calibration + lexical head), {args.rounds}x{args.runs} runs"
+        "\nsingle query, end to end (tokenise + model + calibration + lexical head), "
+        f"{args.rounds}x{args.runs} runs"
     )
     print(
-        f"{'backend':11}{'lang':>5}{'p50 ms':>9}{'p99 ms':>9}{'model p50':>11}{'vs torch':>10}{'seq/s b32':>11}"
-        f"{'held-out acc':>14}{'delta vs fp32':>15}"
+        f"{'backend':11}{'lang':>5}{'p50 ms':>9}{'p99 ms':>9}{'model p50':>11}{'vs torch':>10}"
+        f"{'seq/s b32':>11}{'held-out acc':>14}{'delta vs fp32':>15}"
     )
     for name in BACKENDS:
         row: dict = {"throughput_b32_seq_s": throughput[name], "heldout_accuracy": accuracy.get(name)}

@@ -33,7 +33,8 @@ NEAR_LIMIT_TOKENS = 24
 @dataclass
 class Outcome:
     """How a generated reply ended: filled in while it streams (the token counts kept current, so a reply cut
-    short by a deadline or the client leaving still reports them), read by the pipeline for the `done` event."""
+    short by a deadline or the client leaving still reports them), read by the pipeline for the `done`
+    event."""
 
     text: str = ""
     finish: str = "stop"
@@ -77,9 +78,9 @@ class GeneratedReplies:
         clock: Callable[[], float],
         knowledge: str = "",
     ) -> AsyncGenerator[DeltaEvent | None, None]:
-        """None once the reply is sure to stream (a cache hit, or an admission slot: a full server raises before
-        it), then the deltas; `outcome` holds the rest when the generator ends. `knowledge`: the version of
-        the knowledge base whose passages are in the prompt (part of the cache key)."""
+        """None once the reply is sure to stream (a cache hit, or an admission slot: a full server raises
+        before it), then the deltas; `outcome` holds the rest when the generator ends. `knowledge`: the
+        version of the knowledge base whose passages are in the prompt (part of the cache key)."""
         key = None
         if self.cache is not None and cacheable:
             # Each A/B variant writes its own replies, and the key covers everything else that shapes one.
@@ -115,7 +116,7 @@ class GeneratedReplies:
             )
 
             def add(text: str) -> str:
-                """One delta of the reply: the first one sets TTFT; the model's first words follow the lead."""
+                """One delta of the reply: the first sets TTFT; the model's first words follow the lead."""
                 if not parts:
                     outcome.ttft_ms = clock()
                 elif lead and len(parts) == 1:
@@ -141,7 +142,8 @@ class GeneratedReplies:
                         if chunk.finish_reason:
                             final = chunk
                         if guard.tripped:
-                            break  # leaving the block closes the stream, which aborts the request in the engine
+                            # leaving the block closes the stream, which aborts the request in the engine
+                            break
             except BackendUnavailable as exc:
                 if len(parts) > bool(lead):
                     raise
@@ -157,7 +159,7 @@ class GeneratedReplies:
                 yield DeltaEvent(add(tail))
         finally:
             slot.release()
-            # Every way out (the end, the loop guard, a deadline, the client leaving, an engine error): the counts.
+            # Counted on every way out (end, loop guard, deadline, client leaving, engine error).
             count_usage(outcome, final, tokens, lambda: self.generator.count_prompt_tokens(messages))
             outcome.queue_ms = slot.queued_s * 1000 + ((final.queue_ms or 0.0) if final is not None else 0.0)
         outcome.text = "".join(parts)
@@ -183,10 +185,10 @@ class GeneratedReplies:
         outcome: Outcome | None = None,
     ) -> list[str]:
         """Up to `n` distinct suggestions for an agent, generated concurrently through the same engine, as one
-        group (`all_or_none`): when one fails, the others are cancelled (aborted in the engine) and its error is
-        raised; the admission slot is given back only once every generation has ended. `outcome` gets the counts
-        (prompt tokens once, as for a chat completion with n choices; the completion tokens of all), kept
-        current while they run."""
+        group (`all_or_none`): when one fails, the others are cancelled (aborted in the engine) and its error
+        is raised; the admission slot is given back only once every generation has ended. `outcome` gets the
+        counts (prompt tokens once, as for a chat completion with n choices; the completion tokens of all),
+        kept current while they run."""
         outcome = outcome if outcome is not None else Outcome()
         slot = await self.admission.acquire(n, "reply")
         try:

@@ -2,8 +2,8 @@
 
 Routes, in this order:
 1. `act`       the message is a conversation act: thanks or an acknowledgement get one line that keeps the
-               open topic; a bare reference (an order or phone number) inside a topic goes to a person with it,
-               and without a topic we ask what it is about;
+               open topic; a bare reference (an order or phone number) inside a topic goes to a person with
+               it, and without a topic we ask what it is about;
 2. `handoff`   the customer asks for a human (contact_human), or the intent stayed uncertain for
                `handoff_after_uncertain_turns` turns in a row, or the manifest says so (policy);
 3. `knowledge` a confident knowledge-base hit: the entry's text answers the question, cited;
@@ -111,9 +111,9 @@ def decide_route(
             return RouteDecision("template", "general_acknowledgement")
         return RouteDecision("clarify", f"uncertain_intent:{intent.uncertain_reason}")
     if intent.label == "out_of_scope" and chosen is None and not short:
-        # Messages come to the brand's own channel: a long one the router reads as unrelated, that no bank reply
-        # fits (the bank has the short replies for requests that really are unrelated), is acknowledged, not
-        # refused. Judged on real posts to shops and operators, most such readings were complaints.
+        # Messages come to the brand's own channel: a long one the router reads as unrelated, that no bank
+        # reply fits (the bank has the short replies for requests that really are unrelated), is acknowledged,
+        # not refused. Judged on real posts to shops and operators, most such readings were complaints.
         return RouteDecision("template", "general_acknowledgement")
     rule = library.rule(domain, intent.label, lang)
     if rule.route == "handoff":
@@ -127,9 +127,9 @@ def decide_route(
             "canned", "sensitive_intent" if rule.reason == "manifest:intent" else rule.reason
         )
     if lang not in generator_languages:
-        # The intent's template helps when it states the customer's own facts; otherwise it is one paragraph for
-        # every message of the intent, which judges on real messages found acceptable 0 times in 20 (Chinese),
-        # while the acknowledgement that asks for the one missing detail passed 23 times in 29.
+        # The intent's template helps when it states the customer's own facts; otherwise it is one paragraph
+        # for every message of the intent, which judges on real messages found acceptable 0 times in 20
+        # (Chinese), while the acknowledgement that asks for the one missing detail passed 23 times in 29.
         if own_facts:
             return RouteDecision("template", f"language_not_supported_by_generator:{lang}")
         return RouteDecision("template", "general_acknowledgement")
@@ -139,7 +139,7 @@ def decide_route(
 # How much lower the bank's threshold is for a message the router reads as out of scope (see `plan`).
 OUT_OF_SCOPE_EASING = 0.1
 
-# Never offered as an answer to "is this about X or Y?": nobody asks to talk about chit-chat or something else.
+# Never offered in "is this about X or Y?": nobody asks to talk about chit-chat or something else.
 _NOT_OPTIONS = frozenset({"out_of_scope", "greeting_chitchat"})
 
 
@@ -256,8 +256,8 @@ class ReplyPipeline:
                 knowledge = hits[0]
             passages = tuple(h for h in hits if h.score >= self.knowledge_settings.passage_min_score)
             if self.selector is not None and self.settings.reply_bank:
-                # Messages come to a brand's own channel: one the router reads as unrelated is still more often
-                # a complaint or question about the business, so a bank reply needs less evidence.
+                # Messages come to a brand's own channel: one the router reads as unrelated is still more
+                # often a complaint or question about the business, so a bank reply needs less evidence.
                 threshold = self.settings.select_min_score[lang] - (OUT_OF_SCOPE_EASING if unrelated else 0.0)
                 selection = self.selector.select(
                     request.domain, lang, strip_wrapping(request.message) or query, intent, threshold
@@ -310,7 +310,7 @@ class ReplyPipeline:
         return Plan(reading, decision, text, passages)
 
     def _sources(self, domain: str, lang: str, selection: Selection) -> tuple[Citation, ...]:
-        """The knowledge-base entries whose facts a bank reply states (its `sources`), cited like an answer."""
+        """The knowledge-base entries a bank reply's facts come from (its `sources`), cited like an answer."""
         base = self.knowledge.current if self.knowledge is not None else None
         if base is None:
             return ()

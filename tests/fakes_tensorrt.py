@@ -9,8 +9,8 @@ stand-in for CUDA device memory and streams. TensorRT and a GPU are not availabl
   `STRONGLY_TYPED` is kept at the value 0, deprecated and ignored; `IBuilderConfig.int8_calibrator` is gone.
   Asking for a removed name raises AttributeError, as the real (pybind11) bindings do.
 
-The names and enum values are those of NVIDIA/TensorRT `python/src/infer/pyCore.cpp` and `include/NvInfer.h` at
-the tags v10.14 and v11.1 (read in the upstream repository), and agree with the binding facts in the team's
+The names and enum values are those of NVIDIA/TensorRT `python/src/infer/pyCore.cpp` and `include/NvInfer.h`
+at the tags v10.14 and v11.1 (read in the upstream repository), and agree with the binding facts in the team's
 reference (trtllm.md section 8: the 10.13 and 11.4 bindings). The doubles offer only those names
 (tests/unit/router/test_tensorrt_with_fake.py checks them), so code that calls anything else fails here.
 They behave as the real library does where the router's code depends on it:
@@ -59,8 +59,8 @@ class MemoryPoolType:
 
 
 class _BindingEnumType(enum.EnumMeta):
-    """A missing member reads as it does from the pybind11 bindings: "type object 'BuilderFlag' has no attribute
-    'FP16'" (the plain Enum message would be just 'FP16')."""
+    """A missing member reads as it does from the pybind11 bindings: "type object 'BuilderFlag' has no
+    attribute 'FP16'" (the plain Enum message would be just 'FP16')."""
 
     def __getattr__(cls, name: str) -> Any:
         base = getattr(super(), "__getattr__", None)  # EnumMeta has one up to Python 3.11

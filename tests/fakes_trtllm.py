@@ -8,8 +8,8 @@ stands in for (docs/gpu.md names the files), so a test fails where the real libr
 * `generate_async` needs a running event loop, raises RuntimeError("LLM is shutting down") after `shutdown()`,
   and applies the LLM API's length checks (engine flow: prompt + max_tokens against the engine's max_seq_len
   from its config.json; PyTorch flow: prompt against max_num_tokens) with ValueError;
-* one `RequestOutput`-like object is mutated and re-yielded (`text_diff`, `token_ids`, `finish_reason`), ending
-  in `cancelled` after `abort()`; perf timings are `timedelta`s, as the bindings return them;
+* one `RequestOutput`-like object is mutated and re-yielded (`text_diff`, `token_ids`, `finish_reason`),
+  ending in `cancelled` after `abort()`; perf timings are `timedelta`s, as the bindings return them;
 * `get_stats_async()` returns an empty iterable before the first request, then always the same
   IterationResult, which yields JSON-decoded dicts, waits `timeout` seconds for the next one, marks itself
   done at the first timeout and is reset only by the next `generate_async` (executor.py / result.py).
@@ -179,7 +179,7 @@ ContextChunkingPolicy = enum.Enum("ContextChunkingPolicy", reference_values("Con
 
 
 class FakeIterationResult:
-    """tensorrt_llm.executor.result.IterationResult: one per executor, handed out by every get_stats_async()."""
+    """tensorrt_llm.executor.result.IterationResult: one per executor, returned by every get_stats_async()."""
 
     def __init__(self) -> None:
         self._done = False

@@ -118,7 +118,7 @@ class KnowledgeBase:
         k: int = 5,
         intents: dict[str, float] | None = None,
     ) -> list[KnowledgeHit]:
-        """The best `k` entries; `intents`: the router's probabilities, which favour entries of likely intents."""
+        """The best `k` entries; `intents`: the router's probabilities (favouring likely intents' entries)."""
         index = self._index.get((domain, lang))
         if index is None:
             return []

@@ -108,9 +108,9 @@ def build_index(
     vectors_dir: Path | None,
     weights: Weights = DEFAULT_WEIGHTS,
 ) -> HybridIndex:
-    """The hybrid index over items (the knowledge base's entries, the reply bank's replies): item i is found by
-    its key texts `keys[i]` (title and questions, situation and examples) and its body `bodies[i]`, lexically and,
-    when `embed` gives vectors, densely."""
+    """The hybrid index over items (the knowledge base's entries, the reply bank's replies): item i is found
+    by its key texts `keys[i]` (title and questions, situation and examples) and its body `bodies[i]`,
+    lexically and, when `embed` gives vectors, densely."""
     views = [View(i, text, "key") for i, texts in enumerate(keys) for text in texts]
     views += [View(i, body, "body") for i, body in enumerate(bodies)]
     vectors, projection = index_vectors(

@@ -32,7 +32,7 @@ def _is_cjk(char: str) -> bool:
 
 
 def features(text: str) -> Counter[int]:
-    """Hashed features: character 2-4-grams over the padded text, single CJK characters, words and word pairs."""
+    """Hashed features: character 2-4-grams over the padded text, single CJK characters, words, word pairs."""
     t = normalize(text).lower()
     padded = f" {t} "
     grams: Counter[int] = Counter()

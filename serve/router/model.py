@@ -35,7 +35,7 @@ class Calibration:
     oos_bias: float = 0.0
 
     def scores(self, logits: np.ndarray, texts: list[str]) -> np.ndarray:
-        """Temperature-scaled log-scores without the out-of-scope bias (softmax of these: calibrated probs)."""
+        """Temperature-scaled log-scores without the out-of-scope bias (their softmax: calibrated probs)."""
         if self.lexical is None or self.lexical_weight == 0:
             return logits.astype(np.float64) / self.temperature
         combined = ensemble_scores(logits, self.temperature, self.lexical.logits(texts), self.lexical_weight)

@@ -194,8 +194,8 @@ async def test_an_unsure_reading_of_a_short_message_asks_and_a_long_one_is_ackno
 ) -> None:
     short = "is it the same one?"
     long = (
-        "I ordered two things last week and one came yesterday but the other one is still not here and nobody "
-        "told me anything about it, what is going on"
+        "I ordered two things last week and one came yesterday but the other one is still not here and "
+        "nobody told me anything about it, what is going on"
     )
     answers = {short: ("order_tracking", 0.3), long: ("order_tracking", 0.3)}
     engine = ScriptedFakeGenerator(script=fixed_reply)

@@ -102,8 +102,8 @@ async def test_usage_and_metrics_count_the_tokens_of_every_chunk(client, engine,
 
 
 def held(tokens: int | None) -> list[GenerationChunk]:
-    """A first chunk of one sentence and the next word (`tokens` tokens, or not said: counted as one), then the
-    rest; the tests hold the engine after the first chunk."""
+    """A first chunk of one sentence and the next word (`tokens` tokens, or not said: counted as one), then
+    the rest; the tests hold the engine after the first chunk."""
     return [
         GenerationChunk("Open the app and go to My plan. Then ", tokens=tokens)
         if tokens

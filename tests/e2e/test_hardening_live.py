@@ -87,8 +87,8 @@ async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_
         metrics = (await client.get("/metrics")).text
     print(
         f"real model: disconnect aborted in {aborted_s * 1000:.1f} ms, engine dropped it after "
-        f"{engine_s * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']} during, {stats['kv_blocks_used']} "
-        f"after (baseline {baseline['kv_blocks_used']})"
+        f"{engine_s * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']} during, "
+        f"{stats['kv_blocks_used']} after (baseline {baseline['kv_blocks_used']})"
     )
     assert during["engine_running"] == 1 and during["kv_blocks_used"] > 0
     assert aborted_s < 0.1

@@ -156,7 +156,7 @@ async def test_a_half_open_router_backend_gets_one_probe_and_the_burst_falls_bac
     await asyncio.sleep(COOLDOWN_S * 2)  # half-open
     probe = asyncio.create_task(chain.classify(["hello"]))
     await until(lambda: first.calls == 2)
-    # without the one-probe rule the burst waits on the recovering backend: bounded, so the test fails, not hangs
+    # without the one-probe rule the burst waits on the recovering backend (bounded: the test fails, no hang)
     burst = await asyncio.wait_for(asyncio.gather(*(chain.classify(["hello"]) for _ in range(8))), 2)
     assert first.calls == 2 and all(
         r[0].backend == "scripted-test" for r in burst
