@@ -360,14 +360,11 @@ class ReplyPipeline:
             if reading.act.kind == "greeting":  # only an @mention or a link: ask how we can help
                 return self.library.template_reply(domain, lang, "greeting_chitchat", context)
             return self._act_reply(domain, lang, reading)
-        if decision.route == "knowledge" and knowledge is not None and self.knowledge is not None:
+        base = self.knowledge.current if self.knowledge is not None else None
+        if decision.route == "knowledge" and knowledge is not None and base is not None:
             company = self.library.file(domain, lang).company
-            return self.knowledge.current.answer(
-                knowledge,
-                lang,
-                request.message,
-                company,  # type: ignore[union-attr]
-                {k: str(v) for k, v in context.items()},
+            return base.answer(
+                knowledge, lang, request.message, company, {k: str(v) for k, v in context.items()}
             )
         if decision.route == "selected" and selection is not None:
             return self.library.bank_reply(domain, lang, selection.reply, context)
