@@ -45,7 +45,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from checkpoints.router_config import TensorRTConfig
@@ -138,7 +137,7 @@ def build_engine(
     onnx_path: Path,
     out_dir: Path,
     config: TensorRTConfig,
-    trt: ModuleType | None = None,
+    trt: Any | None = None,  # the tensorrt module, or a test double with its names
     identity: dict[str, str] | None = None,
     strongly_typed: bool | None = None,
 ) -> Path:

@@ -109,8 +109,8 @@ class NetworkDefinitionCreationFlag11(enum.IntEnum, metaclass=_BindingEnumType):
 
 for _enum in (BuilderFlag10, BuilderFlag11):
     _enum.__name__ = _enum.__qualname__ = "BuilderFlag"  # so that AttributeError reads as the real one does
-for _enum in (NetworkDefinitionCreationFlag10, NetworkDefinitionCreationFlag11):
-    _enum.__name__ = _enum.__qualname__ = "NetworkDefinitionCreationFlag"
+for _flags in (NetworkDefinitionCreationFlag10, NetworkDefinitionCreationFlag11):
+    _flags.__name__ = _flags.__qualname__ = "NetworkDefinitionCreationFlag"
 
 
 class TensorIOMode:

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from tests.conftest import REPO
 
@@ -40,6 +40,12 @@ def reference_fields(class_name: str) -> set[str]:
 
 def reference_values(enum_name: str) -> list[str]:
     return list(API["enums"][enum_name])
+
+
+def reference_enum(enum_name: str) -> type[enum.Enum]:
+    # members read from the reference at import: mypy cannot list them, and types the functional call as
+    # returning a member, hence the cast
+    return cast("type[enum.Enum]", enum.Enum(enum_name, reference_values(enum_name)))
 
 
 @dataclass
@@ -174,8 +180,8 @@ class FakeSchedulerConfig(_Config):
     class_name = "SchedulerConfig"
 
 
-CapacitySchedulerPolicy = enum.Enum("CapacitySchedulerPolicy", reference_values("CapacitySchedulerPolicy"))
-ContextChunkingPolicy = enum.Enum("ContextChunkingPolicy", reference_values("ContextChunkingPolicy"))
+CapacitySchedulerPolicy = reference_enum("CapacitySchedulerPolicy")
+ContextChunkingPolicy = reference_enum("ContextChunkingPolicy")
 
 
 class FakeIterationResult:

@@ -182,7 +182,7 @@ class TrtllmGenerator:
         self,
         preset: LlmBuildConfig,
         cache_dir: Path,
-        module: ModuleType | None = None,
+        module: Any | None = None,  # tensorrt_llm, or a test double with its names
         compute_capability: str | None = None,
         visible_gpus: int | None = None,
     ) -> None:

@@ -23,7 +23,6 @@ import json
 import logging
 import threading
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
@@ -112,7 +111,7 @@ class TensorRTSession:
         self,
         router_dir: Path,
         device: str = "cuda",
-        trt: ModuleType | None = None,
+        trt: Any | None = None,  # the tensorrt module, or a test double with its names
         compute_capability: str | None = None,
         buffers: DeviceBuffers | None = None,
     ) -> None:
@@ -196,7 +195,7 @@ class TensorRTSession:
         return self.buffers.to_host(device[self._logits])
 
 
-def _numpy_dtype(trt: ModuleType, dtype: Any) -> str:
+def _numpy_dtype(trt: Any, dtype: Any) -> str:
     mapping = {trt.DataType.FLOAT: "float32", trt.DataType.HALF: "float16"}
     if dtype not in mapping:
         raise EngineMismatch(f"unexpected TensorRT output dtype {dtype}")

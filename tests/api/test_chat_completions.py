@@ -72,7 +72,7 @@ async def test_n_choices_each_get_their_own_stream_and_seed(
     finishes = [e for e in events if e["choices"] and e["choices"][0]["finish_reason"]]
     assert sorted(e["choices"][0]["index"] for e in finishes) == [0, 1, 2]
     assert events[-1]["usage"]["completion_tokens"] == 15
-    assert sorted(r.seed for r in fake_generator.requests) == [10, 11, 12]
+    assert sorted(r.seed if r.seed is not None else -1 for r in fake_generator.requests) == [10, 11, 12]
 
 
 async def test_sampling_parameters_reach_the_engine(

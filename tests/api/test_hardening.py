@@ -305,7 +305,7 @@ async def test_unsupported_openai_fields_are_400s_naming_them(fast) -> None:
         ("functions", [{"name": "f"}]),
         ("logit_bias", {"50256": -100}),
     ]:
-        r = await client.post(CHAT, json=chat(**{field: value}))
+        r = await client.post(CHAT, json={**chat(), field: value})
         assert r.status_code == 400, field
         assert field in r.json()["error"]["message"]
     both = await client.post(CHAT, json=chat(tools=[{"type": "function"}], logprobs=True))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from prometheus_client.parser import text_string_to_metric_families
+from starlette.types import Message
 
 from serve.app import create_app
 from serve.errors import GenerationFailed
@@ -37,7 +38,7 @@ class HeldTestEngine(ScriptedFakeGenerator):
     release: asyncio.Event = field(default_factory=asyncio.Event)
     fail_first: bool = False
 
-    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+    async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         index = len(self.started)
         self.started.append(request.request_id)
         self.requests.append(request)
@@ -128,11 +129,11 @@ async def test_the_drain_stops_a_suggest_with_503(app, client, engine) -> None:
 
 async def call_and_leave(
     app: FastAPI, path: str, payload: dict[str, Any], leave: asyncio.Event
-) -> list[dict]:
+) -> list[Message]:
     """One request through the whole ASGI stack (middleware included) from a client that disconnects when
     `leave` is set."""
     body = json.dumps(payload).encode()
-    sent: list[dict] = []
+    sent: list[Message] = []
     delivered = False
 
     async def receive() -> dict[str, Any]:
@@ -143,7 +144,7 @@ async def call_and_leave(
         await leave.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
     scope = {

@@ -18,6 +18,7 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -48,7 +49,7 @@ DEFAULTS_OF_INTEREST = {
 }
 
 # Read in upstream NVIDIA/TensorRT-LLM sources, not in the reference directory.
-SUPPLEMENT = {
+SUPPLEMENT: dict[str, dict[str, Any]] = {
     "quantize.py": {
         "source": "examples/quantization/quantize.py @059c97c10c12 (argparse)",
         "flags": [

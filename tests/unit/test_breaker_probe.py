@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
@@ -31,7 +31,7 @@ class RecoveringTestEngine(ScriptedFakeGenerator):
     down: bool = True
     ready: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+    async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         self.started.append(request.request_id)
         if self.down:
             raise BackendUnavailable("engine down")

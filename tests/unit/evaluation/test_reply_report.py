@@ -143,7 +143,10 @@ def test_a_source_table_appears_only_when_cases_carry_one(output: dict[str, Any]
     real = _row(md, "real")
     assert real[1] == "3" and real[2] == "1"  # three real cases, one of them generated
     assert real[3] == _pct(output["per_meta"]["source"]["real"]["language_match"])
-    plain = [(_case(c["messages"][0]["content"], c["domain"], c["lang"]), *rest) for c, *rest in RUN]
+    plain = [
+        (_case(c["messages"][0]["content"], c["domain"], c["lang"]), reply, route, label, ttft)
+        for c, reply, route, label, ttft in RUN
+    ]
     rows = _scored(plain)
     bare = markdown_report({**summarize(rows, [1.0] * len(rows)), "cases": rows}, "cases.jsonl")
     assert "## By source" not in bare and "## By brand" not in bare
