@@ -80,28 +80,19 @@ def build_model(vocab: int) -> Any:
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig
 
-    shape = dict(
-        hidden_size=4096,
-        intermediate_size=14336,
-        num_hidden_layers=32,
-        num_attention_heads=32,
-        num_key_value_heads=8,
-    )
-    if TINY:
-        shape = dict(
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-        )
+    # Llama-3-8B's shape, or a tiny one for a dry run
+    hidden, intermediate, layers, heads, kv_heads = (64, 128, 2, 4, 2) if TINY else (4096, 14336, 32, 32, 8)
     config = LlamaConfig(
         vocab_size=vocab,
+        hidden_size=hidden,
+        intermediate_size=intermediate,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
         max_position_embeddings=8192,
-        rope_theta=500000.0,
+        rope_parameters={"rope_type": "default", "rope_theta": 500000.0},  # what rope_theta= is mapped to
         rms_norm_eps=1e-5,
         tie_word_embeddings=False,
-        **shape,
     )
     torch.manual_seed(0)
     with torch.device(DEVICE):
@@ -122,7 +113,10 @@ def decode_b1(model: Any, prompt_ids: list[int], new_tokens: int, variant: str) 
         kwargs["disable_compile"] = variant == "static"
 
     ids = torch.tensor([prompt_ids], device=DEVICE)
-    sync = torch.cuda.synchronize if DEVICE == "cuda" else (lambda: None)
+
+    def sync() -> None:
+        if DEVICE == "cuda":
+            torch.cuda.synchronize()
 
     def timed(n: int) -> float:
         config = GenerationConfig(max_new_tokens=n, min_new_tokens=n, **kwargs)
@@ -173,13 +167,13 @@ def patch_loading(model: Any, cuda_graphs: bool) -> None:
 
     transformers.AutoModelForCausalLM.from_pretrained = lambda *a, **k: model  # type: ignore[method-assign]
     original = getattr(cu, "_csreply_original_cb_config", cu.ContinuousBatchingConfig)
-    cu._csreply_original_cb_config = original
+    cu._csreply_original_cb_config = original  # type: ignore[attr-defined]  # a benchmark-only patch
 
     def make(**kw: Any) -> Any:
         kw["use_cuda_graph"] = cuda_graphs
         return original(**kw)
 
-    cu.ContinuousBatchingConfig = make
+    cu.ContinuousBatchingConfig = make  # type: ignore[misc, assignment]  # a benchmark-only patch
 
 
 async def engine_sweep(
@@ -359,12 +353,12 @@ def main() -> int:
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_dir)
-    prompt_ids = tokenizer.apply_chat_template(
+    encoded: Any = tokenizer.apply_chat_template(
         [{"role": "user", "content": "How can I check how much mobile data I have left this month?"}],
         add_generation_prompt=True,
     )
-    if isinstance(prompt_ids, dict) or hasattr(prompt_ids, "keys"):
-        prompt_ids = prompt_ids["input_ids"]
+    # a BatchEncoding (a mapping) from recent transformers, the list of ids from older ones
+    prompt_ids: list[int] = list(encoded["input_ids"] if hasattr(encoded, "keys") else encoded)
     levels = [int(x) for x in args.levels.split(",")]
     stage("b1_generate_dynamic", args.out, decode_b1, model, list(prompt_ids), 64, "dynamic")
     stage("b1_generate_static", args.out, decode_b1, model, list(prompt_ids), 64, "static")
