@@ -32,8 +32,7 @@ from serve.config import Settings
 from serve.conversation import ConversationReader, Reading
 from serve.errors import InvalidRequest
 from serve.generated import GeneratedReplies, Outcome
-from serve.generation.base import ChatMessage, Generator
-from serve.generation.pool import GeneratorPool
+from serve.generation.base import ChatMessage, Generator, VariantRouting
 from serve.inbox import FeedbackInbox
 from serve.knowledge.base import KnowledgeHit
 from serve.knowledge.store import KnowledgeStore
@@ -225,9 +224,9 @@ class ReplyPipeline:
         self.max_model_len = settings.generator.max_model_len
         self.max_tokens_limit = settings.generator.max_tokens_limit
         self.conversation = ConversationReader(router, sessions, settings.reply, settings.sessions.max_turns)
-        engines = (
-            [m.generator for m in generator.members] if isinstance(generator, GeneratorPool) else [generator]
-        )
+        # the engine pool, or whatever else routes to named variants; a plain engine is its own only engine
+        self.variants = generator if isinstance(generator, VariantRouting) else None
+        engines = list(self.variants.engines) if self.variants is not None else [generator]
         policy = CachePolicy(
             generator.name, generator.model_name, engines, settings.reply.model_dump(mode="json"), library
         )
@@ -419,14 +418,14 @@ class ReplyPipeline:
 
     def _check_variant(self, request: ReplyRequest) -> None:
         """An unknown pinned variant is the request's error, before anything streams."""
-        if request.variant is not None and isinstance(self.generator, GeneratorPool):
-            self.generator.member(request.variant)
+        if request.variant is not None and self.variants is not None:
+            self.variants.check_variant(request.variant)
 
     def _variant(self, request: ReplyRequest, affinity: str) -> str | None:
-        """The engine-pool member this reply belongs to: pinned, else sticky by session (pool only)."""
+        """The variant this reply belongs to: pinned, else sticky by session (a generator with variants)."""
         if request.variant is not None:
             return request.variant
-        return self.generator.variant_for(affinity) if isinstance(self.generator, GeneratorPool) else None
+        return self.variants.variant_for(affinity) if self.variants is not None else None
 
     def _max_tokens(self, request: ReplyRequest) -> int:
         max_tokens = request.max_tokens or self.settings.max_tokens
