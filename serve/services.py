@@ -17,7 +17,7 @@ from serve.admission import Admission
 from serve.breaker import Breaker
 from serve.completions import CompletionService
 from serve.config import MemberSettings, Settings
-from serve.generation.base import Generator
+from serve.generation.base import Generator, Loadable
 from serve.generation.pool import GeneratorPool, PoolMember
 from serve.inbox import FeedbackInbox, build_inbox
 from serve.knowledge.store import KnowledgeStore
@@ -117,12 +117,11 @@ async def load_generator(
 ) -> tuple[Generator, list[str]]:
     """Load a generator (blocking loads run in a worker thread); a trtllm one that cannot load gives way
     to hf (trtllm -> hf), so the server starts and says why it is degraded."""
-    load = getattr(generator, "load", None)
-    if load is None:
+    if not isinstance(generator, Loadable):
         return generator, []
     started = time.perf_counter()
     try:
-        await asyncio.to_thread(load)
+        await asyncio.to_thread(generator.load)
     except Exception as exc:
         if generator.name != "trtllm":
             raise

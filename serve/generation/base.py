@@ -107,6 +107,14 @@ class Generator(Protocol):
 
 
 @runtime_checkable
+class Loadable(Protocol):
+    """A generator with work to do before it serves (weights or a tokenizer to read): the services call
+    `load` once, in a worker thread, before the first request."""
+
+    def load(self) -> None: ...
+
+
+@runtime_checkable
 class VariantRouting(Protocol):
     """A generator in front of named variants (the engine pool's members, an A/B split): what the pipeline
     needs to pin a reply to a variant or give a conversation its own. A plain engine has no variants."""
