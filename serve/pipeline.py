@@ -39,6 +39,7 @@ from serve.knowledge.store import KnowledgeStore
 from serve.metrics import Metrics
 from serve.prompts import PromptLibrary
 from serve.reply_bank import ReplySelector, Selection
+from serve.reply_cache import ReplyCache
 from serve.reply_events import (
     Citation,
     DeltaEvent,
@@ -50,7 +51,7 @@ from serve.reply_events import (
     RouteDecision,
 )
 from serve.reply_prompt import build_messages, fact_lead
-from serve.response_cache import CachePolicy, ResponseCache
+from serve.response_cache import ResponseCache
 from serve.router.base import IntentClassifier, IntentResult
 from serve.sessions import Session, SessionStore
 
@@ -224,13 +225,10 @@ class ReplyPipeline:
         self.max_model_len = settings.generator.max_model_len
         self.max_tokens_limit = settings.generator.max_tokens_limit
         self.conversation = ConversationReader(router, sessions, settings.reply, settings.sessions.max_turns)
-        # the engine pool, or whatever else routes to named variants; a plain engine is its own only engine
+        # the engine pool, or whatever else routes to named variants; a plain engine has none
         self.variants = generator if isinstance(generator, VariantRouting) else None
-        engines = list(self.variants.engines) if self.variants is not None else [generator]
-        policy = CachePolicy(
-            generator.name, generator.model_name, engines, settings.reply.model_dump(mode="json"), library
-        )
-        self.generated = GeneratedReplies(generator, library, admission, cache, policy, settings.reply)
+        replies_cache = ReplyCache(cache, generator, settings.reply, library)
+        self.generated = GeneratedReplies(generator, library, admission, replies_cache, settings.reply)
 
     # ------------------------------------------------------------------ deciding
     async def plan(
@@ -468,7 +466,6 @@ class ReplyPipeline:
         messages = self.build_messages(request, intent, reading.lang, history, max_tokens, plan.passages)
         lead = fact_lead(self.library, request, intent, reading.lang, self.settings.fact_lead, history)
         outcome = turn.outcome
-        cacheable = not request.context and not history
         digest = self.knowledge.digest if self.knowledge is not None and plan.passages else ""
         stream = self.generated.stream(
             request,
@@ -478,7 +475,7 @@ class ReplyPipeline:
             lead,
             max_tokens,
             turn.variant,
-            cacheable,
+            history,
             outcome,
             turn.elapsed_ms,
             digest,
