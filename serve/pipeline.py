@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from serve.acts import Act, strip_wrapping
 from serve.admission import Admission
 from serve.config import Settings
-from serve.conversation import ConversationReader, Reading
+from serve.conversation import ConversationReader, Reading, act_reply_name, search_query
 from serve.errors import InvalidRequest
 from serve.generated import GeneratedReplies, Outcome
 from serve.generation.base import ChatMessage, Generator, VariantRouting
@@ -241,7 +241,7 @@ class ReplyPipeline:
         # the customer's own facts answer before a general entry ("you have 1.4 GB left" beats "see My usage")
         own_facts = self._own_facts(request, lang, intent.label)
         if reading.act is None and not (intent.label == "contact_human" and not intent.uncertain):
-            query = self._query(request, reading, history)
+            query = search_query(request.message, reading, history, self.knowledge_settings.history_turns)
             hits = self._knowledge_hits(request.domain, lang, query, intent)
             unrelated = intent.label == "out_of_scope" and not intent.uncertain
             if (
@@ -320,16 +320,6 @@ class ReplyPipeline:
             self.library.lead(request.domain, lang, intent, request.context)
         )
 
-    def _query(self, request: ReplyRequest, reading: Reading, history: tuple[ChatMessage, ...]) -> str:
-        """The message without @mentions and links, with the customer's previous turns when it leans on them
-        (a follow-up)."""
-        message = strip_wrapping(request.message) or request.message
-        turns = self.knowledge_settings.history_turns
-        if reading.intent.uncertain_reason != "carried_over" or not turns:
-            return message
-        earlier = [strip_wrapping(m.content) for m in history if m.role == "user"][-turns:]
-        return "\n".join([*earlier, message])
-
     def _knowledge_hits(self, domain: str, lang: str, query: str, intent: IntentResult) -> list[KnowledgeHit]:
         base = self.knowledge.current if self.knowledge is not None else None
         if base is None:
@@ -376,22 +366,11 @@ class ReplyPipeline:
         return self.library.template_reply(domain, lang, intent.label, context)
 
     def _act_reply(self, domain: str, lang: Lang, reading: Reading) -> str:
-        act = reading.act
-        assert act is not None
-        if act.kind == "reference":
-            name = "reference_open" if reading.topic is not None else "reference_new"
-            return self.library.act_reply(
-                domain, lang, name, reading.topic, act.reference or "", act.reference_kind or "order"
-            )
-        if reading.last_route == "handoff":
-            return self.library.act_reply(domain, lang, "after_handoff", reading.topic)
-        if (
-            act.kind == "acknowledgement"
-            and reading.last_reply
-            and reading.last_reply.rstrip().endswith(("?", "？"))
-        ):
-            return self.library.act_reply(domain, lang, "waiting", reading.topic)
-        return self.library.act_reply(domain, lang, act.kind, reading.topic)
+        act, name = reading.act, act_reply_name(reading)
+        if act is not None and act.kind == "reference":
+            reference, kind = act.reference or "", act.reference_kind or "order"
+            return self.library.act_reply(domain, lang, name, reading.topic, reference, kind)
+        return self.library.act_reply(domain, lang, name, reading.topic)
 
     def build_messages(
         self,
