@@ -30,10 +30,12 @@ run: setup-quick
 test: setup
 	$(PY) -m pytest -q
 
-# ruff (style and likely bugs) and mypy (types) over the two packages; .ci/run calls it before the tests.
+# ruff (the rules pyproject.toml selects) and its formatter over the whole tree, mypy (types) over the two
+# packages, the tests and the benchmarks; .ci/run calls it before the tests.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check serve checkpoints
-	$(VENV)/bin/mypy serve checkpoints
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy serve checkpoints tests bench
 
 bench: setup
 	$(PY) bench/generation.py

@@ -1,8 +1,9 @@
 """Build hook only; the project's metadata is in pyproject.toml.
 
-The data the server reads at run time (serve/resources.py: prompts/ and knowledge/) stays at the repository root,
-where the team edits it; a built wheel gets a copy inside the package, at serve/_data/<name>/. An editable install
-gets none: it reads the checkout's folders. MANIFEST.in puts the folders in the sdist, for a wheel built from it.
+The data the server reads at run time (serve/resources.py: prompts/ and knowledge/) stays at the repository
+root, where the team edits it; a built wheel gets a copy inside the package, at serve/_data/<name>/. An
+editable install gets none: it reads the checkout's folders. MANIFEST.in puts the folders in the sdist, for a
+wheel built from it.
 """
 
 from __future__ import annotations

@@ -18,11 +18,11 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.questions import QUESTIONS  # noqa: E402
-
 from serve.config import GeneratorSettings, Settings  # noqa: E402
 from serve.generation.base import ChatMessage, GenerationRequest  # noqa: E402
 from serve.generation.hf import HfGenerator  # noqa: E402
@@ -134,7 +134,8 @@ async def compare(settings: GeneratorSettings, model_dir: Path, n: int, max_toke
     dtype = torch.float32 if settings.dtype in ("float32", "auto") else getattr(torch, settings.dtype)
     device = "cuda" if settings.device == "auto" and torch.cuda.is_available() else settings.device
     device = "cpu" if device == "auto" else device
-    plain_model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype).to(device).eval()
+    plain_model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=dtype)
+    plain_model.to(device).eval()  # type: ignore[arg-type]  # transformers' `to` typing, as in serve's hf.py
     stop_ids = sorted(gen._require_chat().stop_ids)
     cb_rounds: list[RoundResult] = []
     plain_rounds: list[RoundResult] = []
@@ -208,7 +209,7 @@ def main() -> int:
     print(f"throughput ratio (cb / sequential): {result['throughput_ratio']:.2f}x  (target >= 3x)")
 
     if args.variants:
-        variants = {
+        variants: dict[str, dict[str, Any]] = {
             "default (fp32, sdpa, all cores, 512 batch tokens)": {},
             "1 thread": {"num_threads": 1},
             "attention paged|eager": {"attn_implementation": "paged|eager"},
@@ -217,7 +218,7 @@ def main() -> int:
             "1024 batch tokens": {"max_batch_tokens": 1024},
             "page size 32": {"page_size": 32, "num_blocks": 512},
         }
-        rows = {}
+        rows: dict[str, float] = {}
         for label, update in variants.items():
             rows[label] = asyncio.run(
                 cb_only(

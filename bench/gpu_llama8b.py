@@ -80,28 +80,19 @@ def build_model(vocab: int) -> Any:
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig
 
-    shape = dict(
-        hidden_size=4096,
-        intermediate_size=14336,
-        num_hidden_layers=32,
-        num_attention_heads=32,
-        num_key_value_heads=8,
-    )
-    if TINY:
-        shape = dict(
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-        )
+    # Llama-3-8B's shape, or a tiny one for a dry run
+    hidden, intermediate, layers, heads, kv_heads = (64, 128, 2, 4, 2) if TINY else (4096, 14336, 32, 32, 8)
     config = LlamaConfig(
         vocab_size=vocab,
+        hidden_size=hidden,
+        intermediate_size=intermediate,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
         max_position_embeddings=8192,
-        rope_theta=500000.0,
+        rope_parameters={"rope_type": "default", "rope_theta": 500000.0},  # what rope_theta= is mapped to
         rms_norm_eps=1e-5,
         tie_word_embeddings=False,
-        **shape,
     )
     torch.manual_seed(0)
     with torch.device(DEVICE):
@@ -122,7 +113,10 @@ def decode_b1(model: Any, prompt_ids: list[int], new_tokens: int, variant: str) 
         kwargs["disable_compile"] = variant == "static"
 
     ids = torch.tensor([prompt_ids], device=DEVICE)
-    sync = torch.cuda.synchronize if DEVICE == "cuda" else (lambda: None)
+
+    def sync() -> None:
+        if DEVICE == "cuda":
+            torch.cuda.synchronize()
 
     def timed(n: int) -> float:
         config = GenerationConfig(max_new_tokens=n, min_new_tokens=n, **kwargs)
@@ -173,13 +167,13 @@ def patch_loading(model: Any, cuda_graphs: bool) -> None:
 
     transformers.AutoModelForCausalLM.from_pretrained = lambda *a, **k: model  # type: ignore[method-assign]
     original = getattr(cu, "_csreply_original_cb_config", cu.ContinuousBatchingConfig)
-    cu._csreply_original_cb_config = original
+    cu._csreply_original_cb_config = original  # type: ignore[attr-defined]  # a benchmark-only patch
 
     def make(**kw: Any) -> Any:
         kw["use_cuda_graph"] = cuda_graphs
         return original(**kw)
 
-    cu.ContinuousBatchingConfig = make
+    cu.ContinuousBatchingConfig = make  # type: ignore[misc, assignment]  # a benchmark-only patch
 
 
 async def engine_sweep(
@@ -188,36 +182,35 @@ async def engine_sweep(
     from serve.generation.base import ChatMessage, GenerationRequest
     from serve.loadgen.client import RequestRecord
     from serve.loadgen.stats import summarise
-    from serve.loadgen.workload import random_prompts
+    from serve.loadgen.workload import Prompt, random_prompts
+
+    # one request's timings; what it needs is passed in, not read from the sweep loop's variables
+    async def one(request_id: str, prompt: Prompt, limit: asyncio.Semaphore) -> RequestRecord:
+        record = RequestRecord()
+        messages = tuple(ChatMessage(m["role"], m["content"]) for m in prompt.messages)  # type: ignore[arg-type]
+        async with limit:
+            start = last = time.perf_counter()
+            async for chunk in generator.generate(GenerationRequest(request_id, messages, output_len)):
+                now = time.perf_counter()
+                if chunk.text:
+                    if record.ttft_s is None:
+                        record.ttft_s = now - start
+                    else:
+                        record.itl_s.append(now - last)
+                    last = now
+                    record.content_events += 1
+                if chunk.finish_reason:
+                    record.output_tokens = chunk.completion_tokens or 0
+            record.e2e_s = time.perf_counter() - start
+            record.ok = True
+        return record
 
     points = []
     for c in levels:
         prompts = random_prompts(per_level * c, 64, output_len, 0.0, seed=c)
         limit = asyncio.Semaphore(c)
-        records: list[RequestRecord] = []
-
-        async def one(i: int) -> None:
-            record = RequestRecord()
-            messages = tuple(ChatMessage(m["role"], m["content"]) for m in prompts[i].messages)  # type: ignore[arg-type]
-            async with limit:
-                start = last = time.perf_counter()
-                async for chunk in generator.generate(GenerationRequest(f"c{c}-{i}", messages, output_len)):
-                    now = time.perf_counter()
-                    if chunk.text:
-                        if record.ttft_s is None:
-                            record.ttft_s = now - start
-                        else:
-                            record.itl_s.append(now - last)
-                        last = now
-                        record.content_events += 1
-                    if chunk.finish_reason:
-                        record.output_tokens = chunk.completion_tokens or 0
-                record.e2e_s = time.perf_counter() - start
-                record.ok = True
-            records.append(record)
-
         started = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(len(prompts))))
+        records = list(await asyncio.gather(*(one(f"c{c}-{i}", p, limit) for i, p in enumerate(prompts))))
         point = summarise(records, time.perf_counter() - started, len(prompts) * output_len)
         points.append({"concurrency": c, **point})
         log(
@@ -360,12 +353,12 @@ def main() -> int:
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_dir)
-    prompt_ids = tokenizer.apply_chat_template(
+    encoded: Any = tokenizer.apply_chat_template(
         [{"role": "user", "content": "How can I check how much mobile data I have left this month?"}],
         add_generation_prompt=True,
     )
-    if isinstance(prompt_ids, dict) or hasattr(prompt_ids, "keys"):
-        prompt_ids = prompt_ids["input_ids"]
+    # a BatchEncoding (a mapping) from recent transformers, the list of ids from older ones
+    prompt_ids: list[int] = list(encoded["input_ids"] if hasattr(encoded, "keys") else encoded)
     levels = [int(x) for x in args.levels.split(",")]
     stage("b1_generate_dynamic", args.out, decode_b1, model, list(prompt_ids), 64, "dynamic")
     stage("b1_generate_static", args.out, decode_b1, model, list(prompt_ids), 64, "static")
@@ -417,8 +410,8 @@ def main() -> int:
 
     print("\n== summary ==")
     print(
-        f"GPU {RESULTS['env']['gpu']}; copy {bw and bw['copy_tb_s']} TB/s; weights {RESULTS['model']['weight_gb']} GB; "
-        f"floor {RESULTS.get('floor_ms_per_step_b1')} ms/step at batch 1"
+        f"GPU {RESULTS['env']['gpu']}; copy {bw and bw['copy_tb_s']} TB/s; weights "
+        f"{RESULTS['model']['weight_gb']} GB; floor {RESULTS.get('floor_ms_per_step_b1')} ms/step at batch 1"
     )
     for key in ("b1_generate_dynamic", "b1_generate_static", "b1_generate_static_compiled"):
         print(key, RESULTS.get(key))
@@ -426,9 +419,9 @@ def main() -> int:
         for p in RESULTS.get(key) or []:
             if isinstance(p, dict) and "concurrency" in p:
                 print(
-                    f"{key:22} c={p['concurrency']:>4} tok/s {p['output_tok_s']:>9} TTFT p50 {p['ttft_ms']['p50']} "
-                    f"p99 {p['ttft_ms']['p99']} ITL p50 {p['itl_ms']['p50']} p99 {p['itl_ms']['p99']} "
-                    f"err {p['errors']} tok/req {p['output_tokens_mean']}"
+                    f"{key:22} c={p['concurrency']:>4} tok/s {p['output_tok_s']:>9} TTFT p50 "
+                    f"{p['ttft_ms']['p50']} p99 {p['ttft_ms']['p99']} ITL p50 {p['itl_ms']['p50']} p99 "
+                    f"{p['itl_ms']['p99']} err {p['errors']} tok/req {p['output_tokens_mean']}"
                 )
     print("stage seconds", RESULTS.get("stage_seconds"), "total", RESULTS["total_s"])
     return 0

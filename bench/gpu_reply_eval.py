@@ -26,8 +26,8 @@ sys.path.insert(0, str(REPO))
 
 from serve.admission import Admission  # noqa: E402
 from serve.config import CacheSettings, GeneratorSettings, ReplySettings, Settings  # noqa: E402
-from serve.evaluation.reply_cases import ReplyCase, load_cases  # noqa: E402
 from serve.evaluation.replies_eval import pipeline_answer, run_cases  # noqa: E402
+from serve.evaluation.reply_cases import ReplyCase, load_cases  # noqa: E402
 from serve.evaluation.reply_summary import summarize  # noqa: E402
 from serve.pipeline import ReplyPipeline  # noqa: E402
 from serve.prompts import PromptLibrary  # noqa: E402

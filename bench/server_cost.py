@@ -410,9 +410,10 @@ def main() -> int:
     endpoints = args.endpoints.split(",")
     stream_counts = [int(s) for s in args.streams.split(",")]
     print(
-        f"server_cost: zero-cost test engine ({'one chunk per token' if args.per_token_chunks else 'coalescing'}), "
-        f"{args.max_tokens} tokens x {args.requests_per_stream} requests per stream, workers={args.workers}, "
-        f"cores visible={os.cpu_count()}",
+        "server_cost: zero-cost test engine "
+        f"({'one chunk per token' if args.per_token_chunks else 'coalescing'}), {args.max_tokens} tokens x "
+        f"{args.requests_per_stream} requests per stream, workers={args.workers}, cores "
+        f"visible={os.cpu_count()}",
         file=sys.stderr,
     )
     rows = []
@@ -466,7 +467,8 @@ def main() -> int:
             base, cur = rows[i], rows[i + 1]
             if base["us_per_token"] and cur["us_per_token"]:
                 print(
-                    f"{cur['endpoint']} at {cur['streams']} streams: {base['us_per_token'] / cur['us_per_token']:.2f}x "
+                    f"{cur['endpoint']} at {cur['streams']} streams: "
+                    f"{base['us_per_token'] / cur['us_per_token']:.2f}x "
                     "less server CPU per token than the baseline"
                 )
     for streams, d in direct.items():

@@ -1,5 +1,5 @@
-"""python -m checkpoints fetch | prepare | build-router CONFIG [--force] | build-router-trt CONFIG | build-llm CONFIG
-[--dry-run] | finetune-llm CONFIG [--output DIR]"""
+"""python -m checkpoints fetch | prepare | build-router CONFIG [--force] | build-router-trt CONFIG |
+build-llm CONFIG [--dry-run] | finetune-llm CONFIG [--output DIR]"""
 
 from __future__ import annotations
 

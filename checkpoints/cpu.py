@@ -41,7 +41,7 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str] | None:
 
 
 def _torch_bf16_check() -> bool | None:
-    """PyTorch's own answer (oneDNN's effective ISA, which honours ONEDNN_MAX_CPU_ISA), None if unavailable."""
+    """PyTorch's own answer (oneDNN's effective ISA, honouring ONEDNN_MAX_CPU_ISA); None if unavailable."""
     try:
         import torch
 
@@ -58,7 +58,7 @@ def native_bf16() -> Bf16Choice:
 def bf16_support(
     flags: frozenset[str] | None, env: Mapping[str, str], torch_check: Callable[[], bool | None]
 ) -> Bf16Choice:
-    """The decision of `native_bf16` from its inputs: CPU flags (None: unknown), environment, PyTorch's check."""
+    """`native_bf16`'s decision from its inputs: CPU flags (None: unknown), environment, PyTorch's check."""
     capability = env.get("ATEN_CPU_CAPABILITY", "").strip().lower()
     if capability and not capability.startswith("avx512"):
         return Bf16Choice(False, f"ATEN_CPU_CAPABILITY={capability} limits PyTorch below AVX-512")
@@ -81,8 +81,8 @@ def bf16_support(
 
 
 def resolve_bf16(setting: bool | Literal["auto"], choice: Bf16Choice | None = None) -> Bf16Choice:
-    """A build's `bf16` setting made concrete: `auto` follows the CPU; true/false are kept as written (a forced
-    true on a CPU without bf16 says how slow it will be)."""
+    """A build's `bf16` setting made concrete: `auto` follows the CPU; true/false are kept as written (a
+    forced true on a CPU without bf16 says how slow it will be)."""
     choice = native_bf16() if choice is None else choice
     if setting == "auto":
         return choice

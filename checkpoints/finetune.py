@@ -87,7 +87,7 @@ def generate_replies(
 def score(convs: list[Conversation], replies: list[str], library: PromptLibrary) -> dict[str, Any]:
     """The reply-evaluation figures over one set of generated replies."""
     rows = []
-    for conv, reply in zip(convs, replies):
+    for conv, reply in zip(convs, replies, strict=True):
         sources = [
             conv.message,
             *(m.content for m in conv.history),

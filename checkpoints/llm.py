@@ -241,8 +241,8 @@ def detect_environment() -> dict[str, Any]:
         import tensorrt_llm
     except ImportError as exc:
         raise LlmBuildError(
-            "TensorRT-LLM is not importable here. Build inside NVIDIA's TensorRT-LLM release container on the "
-            "target GPU (docs/gpu.md), or use --dry-run to print the commands."
+            "TensorRT-LLM is not importable here. Build inside NVIDIA's TensorRT-LLM release container on "
+            "the target GPU (docs/gpu.md), or use --dry-run to print the commands."
         ) from exc
     try:
         import tensorrt
@@ -273,9 +273,9 @@ def check_quantize_flags(plan: BuildPlan, tensorrt_llm_version: str | None = Non
     """Refuse, before any work, a quantize.py command whose flags the installed script does not define.
 
     The flags follow the 1.2-era sources in tests/data/trtllm_api.json, but examples/quantization/quantize.py
-    differs between releases: `--export_format` is defined at upstream commit 059c97c1 and not at c8c6df08 (both
-    1.x-era; the v1.2.1 tag itself could not be read), and argparse would only say so after the source checkpoint
-    was hashed. The script defines its flags as string literals, so reading it is enough."""
+    differs between releases: `--export_format` is defined at upstream commit 059c97c1 and not at c8c6df08
+    (both 1.x-era; the v1.2.1 tag itself could not be read), and argparse would only say so after the source
+    checkpoint was hashed. The script defines its flags as string literals, so reading it is enough."""
     for command in plan.commands:
         if len(command) < 2 or Path(command[1]).name != "quantize.py":
             continue
@@ -309,7 +309,7 @@ def run_build(plan: BuildPlan) -> Path:
         raise LlmBuildError(
             f"precision.calib_dataset_dir {calib} is not a directory (docs/gpu.md says what goes in it)"
         )
-    # the preset's own mistakes first, then the installed TensorRT-LLM's script, before the checkpoint is hashed
+    # the preset's own mistakes first, then the installed TensorRT-LLM's script, before hashing the checkpoint
     check_quantize_flags(plan, detected.get("tensorrt_llm_version"))
     detected["source_checkpoint_hash"] = checkpoint_hash(hf_dir)
     plan.output_dir.mkdir(parents=True, exist_ok=True)

@@ -33,8 +33,8 @@ from checkpoints.router_data import (
 )
 from checkpoints.router_metrics import summarize
 from checkpoints.staging import install_dir
-from serve.router.progress import progress_path
 from serve.router.model import Calibration
+from serve.router.progress import progress_path
 from serve.taxonomy import INTENT_INDEX, INTENTS
 
 CODE_FILES = (
@@ -177,8 +177,8 @@ def _build_into(config: RouterBuildConfig, cache_dir: Path, staged: Path, out_di
     data = load_training_data(config.data, seed)
     train, dev = data.train, data.dev
     log(
-        f"data: {len(train)} training messages ({sum(data.weights):.0f} per epoch after weights), {len(dev)} dev, "
-        f"from {len(data.sources)} files"
+        f"data: {len(train)} training messages ({sum(data.weights):.0f} per epoch after weights), {len(dev)} "
+        f"dev, from {len(data.sources)} files"
     )
 
     source = encoder_dir(config.encoder, cache_dir)
@@ -282,8 +282,9 @@ def _tune_decision(
         d, before = oos_entry["dev"], oos_entry["dev_without_bias"] or {}
         log(
             f"out-of-scope bias {bias:+.2f} on dev ({oos_entry['dev_n_oos']} OOS): recall "
-            f"{before.get('oos_recall', 0):.3f} -> {d['oos_recall']:.3f}, precision {before.get('oos_precision', 0):.3f}"
-            f" -> {d['oos_precision']:.3f}, macro-F1 {before.get('macro_f1', 0):.4f} -> {d['macro_f1']:.4f}"
+            f"{before.get('oos_recall', 0):.3f} -> {d['oos_recall']:.3f}, precision "
+            f"{before.get('oos_precision', 0):.3f} -> {d['oos_precision']:.3f}, macro-F1 "
+            f"{before.get('macro_f1', 0):.4f} -> {d['macro_f1']:.4f}"
         )
         calibration = dataclasses.replace(calibration, oos_index=OOS, oos_bias=bias)
     elif target is not None:
@@ -299,8 +300,9 @@ def _tune_decision(
             config.thresholds.min_confidence_floor,
         )
         log(
-            f"uncertain thresholds on dev: confidence {chosen['min_confidence']:.2f}, margin {chosen['min_margin']:.2f}"
-            f" (uncertain {info['dev_uncertain_rate']:.3f}, confident-wrong {info['dev_confident_wrong_rate']:.3f})"
+            f"uncertain thresholds on dev: confidence {chosen['min_confidence']:.2f}, margin "
+            f"{chosen['min_margin']:.2f} (uncertain {info['dev_uncertain_rate']:.3f}, confident-wrong "
+            f"{info['dev_confident_wrong_rate']:.3f})"
         )
         thresholds = {**chosen, "tuned_on_dev": info}
     return calibration, oos_entry, thresholds
@@ -337,7 +339,8 @@ def _calibrate(
         "features": int(len(lexical.rows)),
     }
     log(
-        f"lexical head weight {weight:g} ({len(lexical.rows)} features), ensemble temperature {combined_t:.2f}"
+        f"lexical head weight {weight:g} ({len(lexical.rows)} features), ensemble temperature "
+        f"{combined_t:.2f}"
     )
     return Calibration(temperature, lexical, weight, combined_t), entry, scores
 
@@ -363,10 +366,10 @@ def _train(
 ) -> TrainingDevice:
     """Fine-tune in place (the model ends on the CPU), writing progress beside `out_dir`; returns the device
     and the bf16 choice it trained with."""
-    from serve.router.progress import Progress
-
     import torch
     from tqdm import tqdm
+
+    from serve.router.progress import Progress
 
     cfg = config.training
     trained_on = resolve_training_device(cfg.device, cfg.bf16)
@@ -427,8 +430,8 @@ def _train(
             bar.set_postfix(loss=f"{step_loss:.3f}", refresh=False)
             done += 1
             progress.write(f"training, epoch {epoch + 1} of {cfg.epochs}", done)
-        # dev is measured once, after the last epoch (_calibrate): a dev pass per epoch cost 15 s each, and the
-        # linear decay to zero made the last epoch the best in every build measured
+        # dev is measured once, after the last epoch (_calibrate): a dev pass per epoch cost 15 s each, and
+        # the linear decay to zero made the last epoch the best in every build measured
         log(f"epoch {epoch + 1}: mean training loss {total_loss / max(1, len(batches)):.4f}")
     model.eval()
     model.to("cpu")  # calibration, ONNX export and INT8 quantization are CPU steps

@@ -119,7 +119,8 @@ class ExportConfig(_Strict):
 
 
 class Thresholds(_Strict):
-    # Used as given when `tune` is false; with `tune`, the build picks them on dev (checkpoints/router_decision.py).
+    # Used as given when `tune` is false; with `tune`, the build picks them on dev
+    # (checkpoints/router_decision.py).
     min_confidence: float = Field(0.5, ge=0, le=1)
     min_margin: float = Field(0.1, ge=0, le=1)
     tune: bool = False
@@ -160,9 +161,9 @@ class TensorRTConfig(_Strict):
     def _no_int8(cls, value: bool) -> bool:
         if value:
             raise ValueError(
-                "INT8 TensorRT router engines are not supported: TensorRT's implicit INT8 calibration is deprecated "
-                "since 10.1 and removed in 11; use export.int8 (ONNX Runtime INT8, the CPU path) or the FP16 "
-                "TensorRT engine (the GPU default)"
+                "INT8 TensorRT router engines are not supported: TensorRT's implicit INT8 calibration is "
+                "deprecated since 10.1 and removed in 11; use export.int8 (ONNX Runtime INT8, the CPU path) "
+                "or the FP16 TensorRT engine (the GPU default)"
             )
         return value
 

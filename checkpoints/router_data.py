@@ -64,7 +64,7 @@ def _require(path: str, what: str) -> Path:
 
 
 def load_extra(source: ExtraData) -> list[Example]:
-    """One extra_data file's rows as Examples (labels mapped when the config says so), tagged with its name."""
+    """One extra_data file's rows as Examples (labels mapped if the config says so), tagged with its name."""
     path = _require(source.path, f"extra_data {source.display_name}:")
     name = source.display_name
     try:

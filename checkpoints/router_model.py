@@ -1,4 +1,4 @@
-"""The router network (BERT encoder + pooling + linear head) and its tokenizer, vocabulary extension included."""
+"""The router network (BERT encoder, pooling, linear head) and its tokenizer with the extended vocabulary."""
 
 from __future__ import annotations
 

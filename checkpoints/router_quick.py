@@ -82,8 +82,8 @@ def build_quick_router(config: RouterBuildConfig, cache_dir: Path, full_dir: Pat
         (staged / "router.json").write_text(json.dumps(manifest, indent=2) + "\n")
         install_dir(staged, out_dir)
     log(
-        f"quick router {config.name} (lexical head only) ready in {manifest['build_seconds']} s: dev accuracy "
-        f"{metrics['dev']['accuracy']:.3f}"
+        f"quick router {config.name} (lexical head only) ready in {manifest['build_seconds']} s: dev "
+        f"accuracy {metrics['dev']['accuracy']:.3f}"
         + (f", held-out {metrics['heldout']['accuracy']:.3f}" if "heldout" in metrics else "")
         + f": {out_dir}"
     )

@@ -34,7 +34,10 @@ def _row(name: str, m: dict[str, Any]) -> str:
         f"{k} {100 * v['macro_f1']:.1f}" for k, v in m.items() if isinstance(v, dict) and k in ("en", "zh")
     )
     uncertain = f"{100 * m['uncertain_rate']:.1f}" if "uncertain_rate" in m else ""
-    return f"| {name} | {m['n']} | {100 * m['accuracy']:.1f} | {100 * m['macro_f1']:.1f} | {langs} | {uncertain} |"
+    return (
+        f"| {name} | {m['n']} | {100 * m['accuracy']:.1f} | {100 * m['macro_f1']:.1f} | {langs} "
+        f"| {uncertain} |"
+    )
 
 
 def write_report(path: Path, manifest: dict[str, Any]) -> None:
@@ -79,8 +82,9 @@ def write_report(path: Path, manifest: dict[str, Any]) -> None:
             "",
             "## Out of scope (chosen on dev)",
             "",
-            f"bias {oos['bias']:+.2f} for target recall {oos['target_recall']}: dev recall {d['oos_recall']:.3f}, "
-            f"precision {d['oos_precision']:.3f}, macro-F1 {d['macro_f1']:.4f} ({oos['dev_n_oos']} OOS messages)",
+            f"bias {oos['bias']:+.2f} for target recall {oos['target_recall']}: dev recall "
+            f"{d['oos_recall']:.3f}, precision {d['oos_precision']:.3f}, macro-F1 {d['macro_f1']:.4f} "
+            f"({oos['dev_n_oos']} OOS messages)",
         ]
     th = manifest["thresholds"]
     lines += [

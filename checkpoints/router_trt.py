@@ -18,8 +18,8 @@ Two TensorRT generations, two ways to get an FP16 engine:
   all. The same path runs on 10.x with `strongly_typed=True`, where it needs `STRONGLY_TYPED` (tests/gpu
   builds it on whatever TensorRT the GPU host has).
 
-The rest is the same on both: `create_network` without EXPLICIT_BATCH (networks are always explicit-batch since
-10.0; the name is gone in 11), `set_memory_pool_limit` rather than the removed `max_workspace_size`,
+The rest is the same on both: `create_network` without EXPLICIT_BATCH (networks are always explicit-batch
+since 10.0; the name is gone in 11), `set_memory_pool_limit` rather than the removed `max_workspace_size`,
 `build_serialized_network` rather than the removed `build_engine`, one optimisation profile, a timing cache.
 TensorRT cannot be installed on the development machines: this module is exercised by tests through the
 `FakeTensorRT10` and `FakeTensorRT11` doubles (tests/fakes_tensorrt.py), and for real only by tests/gpu on a
@@ -29,8 +29,8 @@ No INT8. Implicit INT8 (`BuilderFlag.INT8` with a calibrator, `config.int8_calib
 TensorRT 10.1 and gone in 11; INT8 on TensorRT 11 means explicit quantization, an ONNX with
 QuantizeLinear/DequantizeLinear nodes (for example from NVIDIA ModelOpt's ONNX post-training quantization)
 built strongly typed. This project does not produce such a file: checkpoints/router_config.py refuses
-`tensorrt.int8`, the router's INT8 path is ONNX Runtime's on CPU (`export.int8`), and an already quantized ONNX
-given to this builder is refused with that explanation.
+`tensorrt.int8`, the router's INT8 path is ONNX Runtime's on CPU (`export.int8`), and an already quantized
+ONNX given to this builder is refused with that explanation.
 
 Next to the plan goes `engine.json`: TensorRT version, GPU name and compute capability, precision, network
 typing, the ONNX parsed and shape profile. serve/router/tensorrt.py refuses to load a plan whose manifest does
@@ -45,7 +45,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from checkpoints.router_config import TensorRTConfig
@@ -104,11 +103,11 @@ def refuse_quantized(onnx_path: Path) -> None:
     found = sorted({n.op_type for n in model.graph.node} & QUANTIZED_OPS)
     if found:
         raise EngineBuildError(
-            f"{onnx_path.name} is already quantized ({', '.join(found)}): the router's TensorRT engine is FP16 or "
-            "FP32 from model.plain.onnx. INT8 with TensorRT means explicit quantization (a QuantizeLinear/"
-            "DequantizeLinear ONNX, e.g. from NVIDIA ModelOpt, built strongly typed; implicit INT8 calibration is "
-            "deprecated since TensorRT 10.1 and removed in 11), which this project does not build; INT8 routing is "
-            "ONNX Runtime's (export.int8)"
+            f"{onnx_path.name} is already quantized ({', '.join(found)}): the router's TensorRT engine is "
+            "FP16 or FP32 from model.plain.onnx. INT8 with TensorRT means explicit quantization (a "
+            "QuantizeLinear/DequantizeLinear ONNX, e.g. from NVIDIA ModelOpt, built strongly typed; implicit "
+            "INT8 calibration is deprecated since TensorRT 10.1 and removed in 11), which this project does "
+            "not build; INT8 routing is ONNX Runtime's (export.int8)"
         )
 
 
@@ -138,13 +137,13 @@ def build_engine(
     onnx_path: Path,
     out_dir: Path,
     config: TensorRTConfig,
-    trt: ModuleType | None = None,
+    trt: Any | None = None,  # the tensorrt module, or a test double with its names
     identity: dict[str, str] | None = None,
     strongly_typed: bool | None = None,
 ) -> Path:
-    """ONNX -> serialized plan + engine.json in `out_dir`. `strongly_typed`: None picks by the bindings (weakly
-    typed with BuilderFlag.FP16 on 10.x, strongly typed where that flag is gone); True builds strongly typed on
-    10.x too. `trt` and `identity` are injectable for tests."""
+    """ONNX -> serialized plan + engine.json in `out_dir`. `strongly_typed`: None picks by the bindings
+    (weakly typed with BuilderFlag.FP16 on 10.x, strongly typed where that flag is gone); True builds strongly
+    typed on 10.x too. `trt` and `identity` are injectable for tests."""
     if trt is None:
         try:
             import tensorrt
@@ -159,8 +158,8 @@ def build_engine(
         strongly_typed = not weak_typing
     elif not strongly_typed and not weak_typing:
         raise EngineBuildError(
-            f"TensorRT {trt.__version__} has no weakly typed networks (no BuilderFlag.FP16: removed in TensorRT 11); "
-            "build strongly typed"
+            f"TensorRT {trt.__version__} has no weakly typed networks (no BuilderFlag.FP16: removed in "
+            "TensorRT 11); build strongly typed"
         )
     refuse_quantized(onnx_path)
     identity = identity or gpu_identity()

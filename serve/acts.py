@@ -1,14 +1,14 @@
 """Conversation acts: messages that do something in the conversation rather than ask about a topic.
 
-- an acknowledgement or thanks ("ok", "thanks", "嗯", "好的", "对的", "👍") gets a one-line acknowledgement that
-  keeps the open topic, never the greeting menu and never a refusal;
+- an acknowledgement or thanks ("ok", "thanks", "嗯", "好的", "对的", "👍") gets a one-line acknowledgement
+  that keeps the open topic, never the greeting menu and never a refusal;
 - a message that is only a reference (an order, tracking or phone number, with or without a label such as
   "order #" or "订单号：") is taken as one: joined to the open topic, or asked about when there is none;
 - a message with nothing in it but @mentions, links or a photo placeholder (a customer tagging the brand on
   social media) is a greeting: "how can I help?";
-- a short message that says the problem is solved ("it's working now", "问题已解决") is `resolved`, and a short
-  remark that ends in thanks or a wish, without a question ("希望改改吧", "...谢谢"), is `feedback`: both close
-  the turn with thanks, never with a request for an order or phone number.
+- a short message that says the problem is solved ("it's working now", "问题已解决") is `resolved`, and a
+  short remark that ends in thanks or a wish, without a question ("希望改改吧", "...谢谢"), is `feedback`:
+  both close the turn with thanks, never with a request for an order or phone number.
 `given_references` finds the numbers a customer has already written, so a reply does not ask for them again.
 Nudges ("any update?", "还在吗") live in serve/followup.py: they keep the conversation's intent.
 """
@@ -34,8 +34,9 @@ _ACK = frozenset(
 )
 _THANKS = frozenset(
     "thanks|thank you|thankyou|thx|ty|tq|cheers|many thanks|thanks a lot|thanks so much|thank you so much|"
-    "ok thanks|ok thank you|okay thanks|okay thank you|great thanks|perfect thanks|thanks again|appreciate it|"
-    "谢谢|谢谢你|谢谢您|谢谢啦|谢谢了|多谢|多谢了|感谢|非常感谢|谢了|好的谢谢|好的谢谢你|好的谢谢您|嗯谢谢|嗯嗯谢谢|"
+    "ok thanks|ok thank you|okay thanks|okay thank you|great thanks|perfect thanks|thanks again|"
+    "appreciate it|谢谢|谢谢你|谢谢您|谢谢啦|谢谢了|多谢|多谢了|感谢|非常感谢|谢了|好的谢谢|好的谢谢你|"
+    "好的谢谢您|嗯谢谢|嗯嗯谢谢|"
     "ok谢谢|谢谢亲|辛苦了|辛苦啦|谢谢客服|麻烦了|麻烦你了".replace(" ", "").split("|")
 )
 _POSITIVE_EMOJI = frozenset("👍👌🙏😊🙂😀😄👏✅❤💯🤝")

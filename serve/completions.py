@@ -7,9 +7,9 @@ the first token (context too long, engine down) becomes a proper HTTP error inst
 from __future__ import annotations
 
 import asyncio
-from contextlib import aclosing
 import logging
 from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from dataclasses import dataclass
 
 from serve.admission import Admission

@@ -248,9 +248,9 @@ class ReplySettings(_Section):
     )
     select_min_score: dict[Literal["en", "zh"], float] = Field(
         default_factory=lambda: {"en": 0.45, "zh": 0.55},  # type: ignore[arg-type,return-value]
-        description="per language: a reply-bank reply is selected for the message at or above this match score "
-        "(else the knowledge base, a template, a clarifying question or the LLM); judged on real messages, "
-        "Chinese picks below 0.55 were right less often than the general acknowledgement",
+        description="per language: a reply-bank reply is selected for the message at or above this match "
+        "score (else the knowledge base, a template, a clarifying question or the LLM); judged on real "
+        "messages, Chinese picks below 0.55 were right less often than the general acknowledgement",
     )
     reply_bank: bool = Field(
         True,

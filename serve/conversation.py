@@ -1,14 +1,15 @@
 """How a message is read inside its conversation: the session and history it belongs to, the act it
 performs (acknowledgement, thanks, a bare reference), the intent it keeps or changes (follow-ups and nudges
-lean on the conversation's topic) and the language of the reply. The pipeline decides the route from this
-reading; nothing here picks a reply."""
+lean on the conversation's topic), the language of the reply, the text retrieval searches with (a follow-up
+with the turns before it) and which act reply fits where the conversation stands. The pipeline decides the
+route from this reading and renders the reply; nothing here decides a route."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
 
-from serve.acts import Act, detect_act, given_references
+from serve.acts import Act, detect_act, given_references, strip_wrapping
 from serve.config import ReplySettings
 from serve.followup import (
     FOLLOWUP_OVERRIDABLE,
@@ -36,6 +37,36 @@ class Reading:
     given: dict[str, str] = field(
         default_factory=dict
     )  # numbers the customer already wrote (acts.given_references)
+
+
+def search_query(message: str, reading: Reading, history: tuple[ChatMessage, ...], turns: int) -> str:
+    """What the knowledge base and the reply bank are searched with: the message without @mentions and links,
+    after the customer's last `turns` messages when it leans on them (its intent was carried over: a follow-up
+    says little by itself, the turns before it name the problem)."""
+    text = strip_wrapping(message) or message
+    if reading.intent.uncertain_reason != "carried_over" or not turns:
+        return text
+    earlier = [strip_wrapping(m.content) for m in history if m.role == "user"][-turns:]
+    return "\n".join([*earlier, text])
+
+
+def act_reply_name(reading: Reading) -> str:
+    """The act reply that fits where the conversation stands: a bare reference joins the open topic (or is
+    asked about without one), anything after a handoff says a person has it, an acknowledgement of our own
+    question is told to take their time; otherwise the act's own reply."""
+    act = reading.act
+    assert act is not None, "only a message that performs an act gets an act reply"
+    if act.kind == "reference":
+        return "reference_open" if reading.topic is not None else "reference_new"
+    if reading.last_route == "handoff":
+        return "after_handoff"
+    if (
+        act.kind == "acknowledgement"
+        and reading.last_reply
+        and reading.last_reply.rstrip().endswith(("?", "？"))
+    ):
+        return "waiting"
+    return act.kind
 
 
 class ConversationReader:

@@ -76,9 +76,9 @@ def is_followup(text: str) -> bool:
 # order tracking or a greeting; inside a conversation they ask about whatever it is about.
 _NUDGES = frozenset(  # compared without spaces and punctuation, in lower case
     n.replace(" ", "")
-    for n in "any update|any updates|any news|any progress|any luck|an update|update|update please|updates|news|status|"
-    "status update|any update on this|any update on that|any update on it|so|and|well|now what|what now|"
-    "anyone there|anybody there|are you there|you there|still there|still waiting|"
+    for n in "any update|any updates|any news|any progress|any luck|an update|update|update please|updates|"
+    "news|status|status update|any update on this|any update on that|any update on it|so|and|well|now what|"
+    "what now|anyone there|anybody there|are you there|you there|still there|still waiting|"
     "im still waiting|i am still waiting|following up|just following up|follow up|any answer|"
     "有消息了吗|有消息吗|有结果了吗|有结果吗|有进展吗|有进度吗|进度呢|进度怎么样|进度怎么样了|结果呢|结果怎么样|"
     "怎么样了|处理得怎么样了|处理好了吗|好了吗|好了没|好了没有|在吗|还在吗|人呢|有人吗|然后呢|还没好吗|还要多久|"

@@ -18,9 +18,9 @@ from serve.errors import BackendUnavailable, ServeError
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, Generator
 from serve.generation.loop_guard import LoopGuard
 from serve.prompts import PromptLibrary
+from serve.reply_cache import ReplyCache
 from serve.reply_events import DeltaEvent, Lang, ReplyRequest
 from serve.reply_prompt import after_lead
-from serve.response_cache import CachePolicy, ResponseCache, cache_key, should_store
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -33,7 +33,8 @@ NEAR_LIMIT_TOKENS = 24
 @dataclass
 class Outcome:
     """How a generated reply ended: filled in while it streams (the token counts kept current, so a reply cut
-    short by a deadline or the client leaving still reports them), read by the pipeline for the `done` event."""
+    short by a deadline or the client leaving still reports them), read by the pipeline for the `done`
+    event."""
 
     text: str = ""
     finish: str = "stop"
@@ -52,15 +53,13 @@ class GeneratedReplies:
         generator: Generator,
         library: PromptLibrary,
         admission: Admission,
-        cache: ResponseCache | None,
-        cache_policy: CachePolicy,
+        cache: ReplyCache,
         settings: ReplySettings,
     ) -> None:
         self.generator = generator
         self.library = library
         self.admission = admission
         self.cache = cache
-        self.cache_policy = cache_policy
         self.settings = settings
 
     async def stream(
@@ -72,30 +71,21 @@ class GeneratedReplies:
         lead: str,
         max_tokens: int,
         variant: str | None,
-        cacheable: bool,
+        history: tuple[ChatMessage, ...],
         outcome: Outcome,
         clock: Callable[[], float],
         knowledge: str = "",
     ) -> AsyncGenerator[DeltaEvent | None, None]:
-        """None once the reply is sure to stream (a cache hit, or an admission slot: a full server raises before
-        it), then the deltas; `outcome` holds the rest when the generator ends. `knowledge`: the version of
-        the knowledge base whose passages are in the prompt (part of the cache key)."""
-        key = None
-        if self.cache is not None and cacheable:
-            # Each A/B variant writes its own replies, and the key covers everything else that shapes one.
-            key = cache_key(
-                request.domain,
-                lang,
-                f"{intent}@{variant or ''}",
-                request.message,
-                self.cache_policy.variant(max_tokens, knowledge),
-            )
-            hit = await self.cache.get(key)
-            if hit is not None:
-                yield None
-                outcome.ttft_ms, outcome.text, outcome.cached = clock(), hit, True
-                yield DeltaEvent(hit)
-                return
+        """None once the reply is sure to stream (a cache hit, or an admission slot: a full server raises
+        before it), then the deltas; `outcome` holds the rest when the generator ends. `history` and
+        `knowledge` (the version of the knowledge base whose passages are in the prompt) are for the cache."""
+        key = self.cache.key(request, lang, intent, history, variant, max_tokens, knowledge)
+        hit = await self.cache.lookup(key)
+        if hit is not None:
+            yield None
+            outcome.ttft_ms, outcome.text, outcome.cached = clock(), hit, True
+            yield DeltaEvent(hit)
+            return
         slot = await self.admission.acquire(1, "reply")
         parts: list[str] = []
         final = None
@@ -115,7 +105,7 @@ class GeneratedReplies:
             )
 
             def add(text: str) -> str:
-                """One delta of the reply: the first one sets TTFT; the model's first words follow the lead."""
+                """One delta of the reply: the first sets TTFT; the model's first words follow the lead."""
                 if not parts:
                     outcome.ttft_ms = clock()
                 elif lead and len(parts) == 1:
@@ -141,7 +131,8 @@ class GeneratedReplies:
                         if chunk.finish_reason:
                             final = chunk
                         if guard.tripped:
-                            break  # leaving the block closes the stream, which aborts the request in the engine
+                            # leaving the block closes the stream, which aborts the request in the engine
+                            break
             except BackendUnavailable as exc:
                 if len(parts) > bool(lead):
                     raise
@@ -157,12 +148,11 @@ class GeneratedReplies:
                 yield DeltaEvent(add(tail))
         finally:
             slot.release()
-            # Every way out (the end, the loop guard, a deadline, the client leaving, an engine error): the counts.
+            # Counted on every way out (end, loop guard, deadline, client leaving, engine error).
             count_usage(outcome, final, tokens, lambda: self.generator.count_prompt_tokens(messages))
             outcome.queue_ms = slot.queued_s * 1000 + ((final.queue_ms or 0.0) if final is not None else 0.0)
         outcome.text = "".join(parts)
-        if key is not None and self.cache is not None and should_store(outcome.finish, outcome.text):
-            await self.cache.set(key, outcome.text)
+        await self.cache.keep(key, outcome.finish, outcome.text)
         outcome.variant = final.served_by if final is not None else variant
         logger.info(
             "reply.done route=llm finish=%s variant=%s completion_tokens=%s",
@@ -183,10 +173,10 @@ class GeneratedReplies:
         outcome: Outcome | None = None,
     ) -> list[str]:
         """Up to `n` distinct suggestions for an agent, generated concurrently through the same engine, as one
-        group (`all_or_none`): when one fails, the others are cancelled (aborted in the engine) and its error is
-        raised; the admission slot is given back only once every generation has ended. `outcome` gets the counts
-        (prompt tokens once, as for a chat completion with n choices; the completion tokens of all), kept
-        current while they run."""
+        group (`all_or_none`): when one fails, the others are cancelled (aborted in the engine) and its error
+        is raised; the admission slot is given back only once every generation has ended. `outcome` gets the
+        counts (prompt tokens once, as for a chat completion with n choices; the completion tokens of all),
+        kept current while they run."""
         outcome = outcome if outcome is not None else Outcome()
         slot = await self.admission.acquire(n, "reply")
         try:

@@ -27,8 +27,8 @@ def add_parser(sub: Any, load_settings: Callable[[argparse.Namespace], Settings 
     inbox = router_sub.add_parser(
         "inbox",
         help="messages the router was unsure about (or handed off), grouped by predicted intent",
-        description="Reads the feedback inbox the server writes when feedback_inbox.enabled is true (the file "
-        "or Redis list of the settings, unless --path or --redis-url/--key say otherwise).",
+        description="Reads the feedback inbox the server writes when feedback_inbox.enabled is true (the "
+        "file or Redis list of the settings, unless --path or --redis-url/--key say otherwise).",
     )
     inbox.add_argument("--config", type=Path, help="the server's YAML settings (also CSREPLY_CONFIG)")
     inbox.add_argument(
@@ -69,8 +69,9 @@ def run(args: argparse.Namespace, load_settings: Callable[[argparse.Namespace], 
     if args.export:
         written, duplicates = export(rows, args.export)
         print(
-            f"\nwrote {written} rows to {args.export} ({duplicates} repeated texts left out). Fill in `intent` "
-            "for each row (or delete the row), then add the file to a router build config's data.extra_data."
+            f"\nwrote {written} rows to {args.export} ({duplicates} repeated texts left out). Fill in "
+            "`intent` for each row (or delete the row), then add the file to a router build config's "
+            "data.extra_data."
         )
     return 0
 

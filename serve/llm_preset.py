@@ -49,9 +49,9 @@ class TargetSection(_Strict):
         too_old = {g: UNSUPPORTED_GPUS[g] for g in self.gpus if g in UNSUPPORTED_GPUS}
         if too_old:
             raise ValueError(
-                f"{', '.join(f'{g} (compute capability {cc})' for g, cc in too_old.items())}: TensorRT-LLM 1.x "
-                f"needs compute capability >= {MIN_COMPUTE_CAPABILITY} (Ampere or newer); serve these GPUs with "
-                "the hf backend instead"
+                f"{', '.join(f'{g} (compute capability {cc})' for g, cc in too_old.items())}: TensorRT-LLM "
+                f"1.x needs compute capability >= {MIN_COMPUTE_CAPABILITY} (Ampere or newer); serve these "
+                "GPUs with the hf backend instead"
             )
         unknown = [g for g in self.gpus if g not in GPUS]
         if unknown:
@@ -129,8 +129,8 @@ class LlmBuildConfig(_Strict):
     version: Literal[1]
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     flow: Literal["engine", "pytorch"] = Field(
-        description="engine: checkpoint -> trtllm-build -> _tensorrt_engine.LLM; pytorch: tensorrt_llm.LLM on an "
-        "HF or ModelOpt checkpoint, no engine build"
+        description="engine: checkpoint -> trtllm-build -> _tensorrt_engine.LLM; pytorch: tensorrt_llm.LLM "
+        "on an HF or ModelOpt checkpoint, no engine build"
     )
     model: ModelSection
     target: TargetSection
@@ -198,8 +198,9 @@ class LlmBuildConfig(_Strict):
         weights_gib /= self.build.tp_size * self.build.pp_size
         if weights_gib > 0.8 * self.target.min_memory_gib:
             problems.append(
-                f"precision: {self.model.params_b}B parameters at {self.precision.quantization} take ~{weights_gib:.1f} "
-                f"GiB per GPU, more than 80 % of the smallest target GPU ({self.target.min_memory_gib} GiB); "
+                f"precision: {self.model.params_b}B parameters at {self.precision.quantization} take "
+                f"~{weights_gib:.1f} GiB per GPU, more than 80 % of the smallest target GPU "
+                f"({self.target.min_memory_gib} GiB); "
                 "quantize further or add tensor parallelism"
             )
         if problems:

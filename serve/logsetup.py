@@ -27,8 +27,8 @@ _REDACTIONS = (
 # Chinese input methods often type full-width digits ("１３８..."), which the ASCII patterns would miss; they
 # are read as ASCII first (a redacted text is for logs and labelling, where the change is harmless).
 _FULLWIDTH = str.maketrans("０１２３４５６７８９＋＠", "0123456789+@")
-# Every pattern above needs an "@" or a run of digits, spaces, brackets and hyphens that starts and ends with a
-# digit and is at least 8 long (and the replacements add no digits): a line without one is left as it is
+# Every pattern above needs an "@" or a run of digits, spaces, brackets and hyphens that starts and ends with
+# a digit and is at least 8 long (and the replacements add no digits): a line without one is left as it is
 # without running the six patterns (half the cost of a log line).
 _CANDIDATE = re.compile(r"@|[0-9][0-9 ()-]{6,}[0-9]")
 
@@ -65,7 +65,8 @@ class TextFormatter(logging.Formatter):
         request_id = request_id_var.get()
         prefix = f"[{request_id}] " if request_id else ""
         # Only the message is redacted: the timestamp's digits would otherwise read as a phone number.
-        return f"{self.formatTime(record)} {record.levelname} {record.name}: {prefix}{redact(record.getMessage())}"
+        message = redact(record.getMessage())
+        return f"{self.formatTime(record)} {record.levelname} {record.name}: {prefix}{message}"
 
 
 def configure_logging(level: str = "INFO", json_format: bool = True) -> None:

@@ -16,6 +16,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from serve.generation.pool import GeneratorPool
+
 logger = logging.getLogger(__name__)
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -153,7 +155,7 @@ class Metrics:
             self.inbox_rows.labels(reason=reason)
         for cause in ("queue_full", "write_failed", "closed"):
             self.inbox_dropped.labels(cause=cause)
-        self.source: Callable[[], Any] | None = None
+        self.source: Callable[[], GeneratorPool] | None = None
         self._stream_series: dict[str, tuple[Any, Any]] = {}
         r.register(_EngineCollector(self))
 
@@ -202,7 +204,7 @@ class _EngineCollector(Collector):
         breaker = GaugeMetricFamily(
             "csreply_generator_breaker_open", "1 while a member's circuit is open", labels=["variant"]
         )
-        for member in getattr(pool, "members", []):
+        for member in pool.members if pool is not None else []:
             try:
                 stats = member.generator.stats()
             except Exception:  # noqa: BLE001 - a scrape never fails because one engine cannot report

@@ -2,8 +2,8 @@
 
 Routes, in this order:
 1. `act`       the message is a conversation act: thanks or an acknowledgement get one line that keeps the
-               open topic; a bare reference (an order or phone number) inside a topic goes to a person with it,
-               and without a topic we ask what it is about;
+               open topic; a bare reference (an order or phone number) inside a topic goes to a person with
+               it, and without a topic we ask what it is about;
 2. `handoff`   the customer asks for a human (contact_human), or the intent stayed uncertain for
                `handoff_after_uncertain_turns` turns in a row, or the manifest says so (policy);
 3. `knowledge` a confident knowledge-base hit: the entry's text answers the question, cited;
@@ -29,17 +29,17 @@ from dataclasses import dataclass, field, replace
 from serve.acts import Act, strip_wrapping
 from serve.admission import Admission
 from serve.config import Settings
-from serve.conversation import ConversationReader, Reading
+from serve.conversation import ConversationReader, Reading, act_reply_name, search_query
 from serve.errors import InvalidRequest
 from serve.generated import GeneratedReplies, Outcome
-from serve.generation.base import ChatMessage, Generator
-from serve.generation.pool import GeneratorPool
+from serve.generation.base import ChatMessage, Generator, VariantRouting
 from serve.inbox import FeedbackInbox
 from serve.knowledge.base import KnowledgeHit
 from serve.knowledge.store import KnowledgeStore
 from serve.metrics import Metrics
 from serve.prompts import PromptLibrary
 from serve.reply_bank import ReplySelector, Selection
+from serve.reply_cache import ReplyCache
 from serve.reply_events import (
     Citation,
     DeltaEvent,
@@ -51,7 +51,7 @@ from serve.reply_events import (
     RouteDecision,
 )
 from serve.reply_prompt import build_messages, fact_lead
-from serve.response_cache import CachePolicy, ResponseCache
+from serve.response_cache import ResponseCache
 from serve.router.base import IntentClassifier, IntentResult
 from serve.sessions import Session, SessionStore
 
@@ -111,9 +111,9 @@ def decide_route(
             return RouteDecision("template", "general_acknowledgement")
         return RouteDecision("clarify", f"uncertain_intent:{intent.uncertain_reason}")
     if intent.label == "out_of_scope" and chosen is None and not short:
-        # Messages come to the brand's own channel: a long one the router reads as unrelated, that no bank reply
-        # fits (the bank has the short replies for requests that really are unrelated), is acknowledged, not
-        # refused. Judged on real posts to shops and operators, most such readings were complaints.
+        # Messages come to the brand's own channel: a long one the router reads as unrelated, that no bank
+        # reply fits (the bank has the short replies for requests that really are unrelated), is acknowledged,
+        # not refused. Judged on real posts to shops and operators, most such readings were complaints.
         return RouteDecision("template", "general_acknowledgement")
     rule = library.rule(domain, intent.label, lang)
     if rule.route == "handoff":
@@ -127,9 +127,9 @@ def decide_route(
             "canned", "sensitive_intent" if rule.reason == "manifest:intent" else rule.reason
         )
     if lang not in generator_languages:
-        # The intent's template helps when it states the customer's own facts; otherwise it is one paragraph for
-        # every message of the intent, which judges on real messages found acceptable 0 times in 20 (Chinese),
-        # while the acknowledgement that asks for the one missing detail passed 23 times in 29.
+        # The intent's template helps when it states the customer's own facts; otherwise it is one paragraph
+        # for every message of the intent, which judges on real messages found acceptable 0 times in 20
+        # (Chinese), while the acknowledgement that asks for the one missing detail passed 23 times in 29.
         if own_facts:
             return RouteDecision("template", f"language_not_supported_by_generator:{lang}")
         return RouteDecision("template", "general_acknowledgement")
@@ -139,7 +139,7 @@ def decide_route(
 # How much lower the bank's threshold is for a message the router reads as out of scope (see `plan`).
 OUT_OF_SCOPE_EASING = 0.1
 
-# Never offered as an answer to "is this about X or Y?": nobody asks to talk about chit-chat or something else.
+# Never offered in "is this about X or Y?": nobody asks to talk about chit-chat or something else.
 _NOT_OPTIONS = frozenset({"out_of_scope", "greeting_chitchat"})
 
 
@@ -225,13 +225,10 @@ class ReplyPipeline:
         self.max_model_len = settings.generator.max_model_len
         self.max_tokens_limit = settings.generator.max_tokens_limit
         self.conversation = ConversationReader(router, sessions, settings.reply, settings.sessions.max_turns)
-        engines = (
-            [m.generator for m in generator.members] if isinstance(generator, GeneratorPool) else [generator]
-        )
-        policy = CachePolicy(
-            generator.name, generator.model_name, engines, settings.reply.model_dump(mode="json"), library
-        )
-        self.generated = GeneratedReplies(generator, library, admission, cache, policy, settings.reply)
+        # the engine pool, or whatever else routes to named variants; a plain engine has none
+        self.variants = generator if isinstance(generator, VariantRouting) else None
+        replies_cache = ReplyCache(cache, generator, settings.reply, library)
+        self.generated = GeneratedReplies(generator, library, admission, replies_cache, settings.reply)
 
     # ------------------------------------------------------------------ deciding
     async def plan(
@@ -244,7 +241,7 @@ class ReplyPipeline:
         # the customer's own facts answer before a general entry ("you have 1.4 GB left" beats "see My usage")
         own_facts = self._own_facts(request, lang, intent.label)
         if reading.act is None and not (intent.label == "contact_human" and not intent.uncertain):
-            query = self._query(request, reading, history)
+            query = search_query(request.message, reading, history, self.knowledge_settings.history_turns)
             hits = self._knowledge_hits(request.domain, lang, query, intent)
             unrelated = intent.label == "out_of_scope" and not intent.uncertain
             if (
@@ -256,8 +253,8 @@ class ReplyPipeline:
                 knowledge = hits[0]
             passages = tuple(h for h in hits if h.score >= self.knowledge_settings.passage_min_score)
             if self.selector is not None and self.settings.reply_bank:
-                # Messages come to a brand's own channel: one the router reads as unrelated is still more often
-                # a complaint or question about the business, so a bank reply needs less evidence.
+                # Messages come to a brand's own channel: one the router reads as unrelated is still more
+                # often a complaint or question about the business, so a bank reply needs less evidence.
                 threshold = self.settings.select_min_score[lang] - (OUT_OF_SCOPE_EASING if unrelated else 0.0)
                 selection = self.selector.select(
                     request.domain, lang, strip_wrapping(request.message) or query, intent, threshold
@@ -310,7 +307,7 @@ class ReplyPipeline:
         return Plan(reading, decision, text, passages)
 
     def _sources(self, domain: str, lang: str, selection: Selection) -> tuple[Citation, ...]:
-        """The knowledge-base entries whose facts a bank reply states (its `sources`), cited like an answer."""
+        """The knowledge-base entries a bank reply's facts come from (its `sources`), cited like an answer."""
         base = self.knowledge.current if self.knowledge is not None else None
         if base is None:
             return ()
@@ -322,16 +319,6 @@ class ReplyPipeline:
         return bool(request.context) and bool(
             self.library.lead(request.domain, lang, intent, request.context)
         )
-
-    def _query(self, request: ReplyRequest, reading: Reading, history: tuple[ChatMessage, ...]) -> str:
-        """The message without @mentions and links, with the customer's previous turns when it leans on them
-        (a follow-up)."""
-        message = strip_wrapping(request.message) or request.message
-        turns = self.knowledge_settings.history_turns
-        if reading.intent.uncertain_reason != "carried_over" or not turns:
-            return message
-        earlier = [strip_wrapping(m.content) for m in history if m.role == "user"][-turns:]
-        return "\n".join([*earlier, message])
 
     def _knowledge_hits(self, domain: str, lang: str, query: str, intent: IntentResult) -> list[KnowledgeHit]:
         base = self.knowledge.current if self.knowledge is not None else None
@@ -360,14 +347,11 @@ class ReplyPipeline:
             if reading.act.kind == "greeting":  # only an @mention or a link: ask how we can help
                 return self.library.template_reply(domain, lang, "greeting_chitchat", context)
             return self._act_reply(domain, lang, reading)
-        if decision.route == "knowledge" and knowledge is not None and self.knowledge is not None:
+        base = self.knowledge.current if self.knowledge is not None else None
+        if decision.route == "knowledge" and knowledge is not None and base is not None:
             company = self.library.file(domain, lang).company
-            return self.knowledge.current.answer(
-                knowledge,
-                lang,
-                request.message,
-                company,  # type: ignore[union-attr]
-                {k: str(v) for k, v in context.items()},
+            return base.answer(
+                knowledge, lang, request.message, company, {k: str(v) for k, v in context.items()}
             )
         if decision.route == "selected" and selection is not None:
             return self.library.bank_reply(domain, lang, selection.reply, context)
@@ -382,22 +366,11 @@ class ReplyPipeline:
         return self.library.template_reply(domain, lang, intent.label, context)
 
     def _act_reply(self, domain: str, lang: Lang, reading: Reading) -> str:
-        act = reading.act
-        assert act is not None
-        if act.kind == "reference":
-            name = "reference_open" if reading.topic is not None else "reference_new"
-            return self.library.act_reply(
-                domain, lang, name, reading.topic, act.reference or "", act.reference_kind or "order"
-            )
-        if reading.last_route == "handoff":
-            return self.library.act_reply(domain, lang, "after_handoff", reading.topic)
-        if (
-            act.kind == "acknowledgement"
-            and reading.last_reply
-            and reading.last_reply.rstrip().endswith(("?", "？"))
-        ):
-            return self.library.act_reply(domain, lang, "waiting", reading.topic)
-        return self.library.act_reply(domain, lang, act.kind, reading.topic)
+        act, name = reading.act, act_reply_name(reading)
+        if act is not None and act.kind == "reference":
+            reference, kind = act.reference or "", act.reference_kind or "order"
+            return self.library.act_reply(domain, lang, name, reading.topic, reference, kind)
+        return self.library.act_reply(domain, lang, name, reading.topic)
 
     def build_messages(
         self,
@@ -422,14 +395,14 @@ class ReplyPipeline:
 
     def _check_variant(self, request: ReplyRequest) -> None:
         """An unknown pinned variant is the request's error, before anything streams."""
-        if request.variant is not None and isinstance(self.generator, GeneratorPool):
-            self.generator.member(request.variant)
+        if request.variant is not None and self.variants is not None:
+            self.variants.check_variant(request.variant)
 
     def _variant(self, request: ReplyRequest, affinity: str) -> str | None:
-        """The engine-pool member this reply belongs to: pinned, else sticky by session (pool only)."""
+        """The variant this reply belongs to: pinned, else sticky by session (a generator with variants)."""
         if request.variant is not None:
             return request.variant
-        return self.generator.variant_for(affinity) if isinstance(self.generator, GeneratorPool) else None
+        return self.variants.variant_for(affinity) if self.variants is not None else None
 
     def _max_tokens(self, request: ReplyRequest) -> int:
         max_tokens = request.max_tokens or self.settings.max_tokens
@@ -472,7 +445,6 @@ class ReplyPipeline:
         messages = self.build_messages(request, intent, reading.lang, history, max_tokens, plan.passages)
         lead = fact_lead(self.library, request, intent, reading.lang, self.settings.fact_lead, history)
         outcome = turn.outcome
-        cacheable = not request.context and not history
         digest = self.knowledge.digest if self.knowledge is not None and plan.passages else ""
         stream = self.generated.stream(
             request,
@@ -482,7 +454,7 @@ class ReplyPipeline:
             lead,
             max_tokens,
             turn.variant,
-            cacheable,
+            history,
             outcome,
             turn.elapsed_ms,
             digest,

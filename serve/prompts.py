@@ -43,8 +43,8 @@ class IntentPrompts(_Strict):
     guidance: str = Field(min_length=1)
     reply: str = Field(min_length=1)  # template reply (Jinja): languages the generator does not write
     canned: str | None = None  # sent verbatim for canned routes
-    # sent verbatim instead when the customer has already given their order or phone number (or sent the details
-    # privately), so the locked reply does not ask for them again
+    # sent verbatim instead when the customer has already given their order or phone number (or sent the
+    # details privately), so the locked reply does not ask for them again
     canned_given: str | None = None
     clarify: str | None = None
     # Generated replies open with this (Jinja; empty when the context lacks the facts): the customer facts
@@ -94,7 +94,7 @@ class BankReply(_Strict):
     reply: str = Field(min_length=1)  # Jinja, like the template replies
     handoff: bool = False  # the reply passes the conversation to a human agent
     tone: Literal["any", "positive"] = "any"  # positive: thanks for praise, never sent to an angry message
-    # knowledge-base entries (ids, same domain and language) whose facts this reply states: cited when it is sent
+    # knowledge-base entries (ids, same domain and language) whose facts this reply states: cited when sent
     sources: list[str] = []
 
 
@@ -203,7 +203,7 @@ class PromptLibrary:
 
     def validate(self) -> None:
         problems: list[str] = []
-        for name, route in self.manifest.routes.items():
+        for name in self.manifest.routes:
             if name not in INTENTS:
                 problems.append(f"manifest.yaml: routes.{name}: unknown intent")
         for i, o in enumerate(self.manifest.overrides):

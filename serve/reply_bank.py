@@ -96,9 +96,10 @@ class ReplySelector:
             prior = np.array([probs.get(r.intent, 0.0) for r in replies])
         found = index.search(query, vector, k + 10, prior)
         if prior is not None and intent is not None and intent.label != "out_of_scope":
-            # A reply for an intent the router gives no chance needs a close match: on real messages such picks
-            # were right 2 times in 14 (a greeting matched "day pass", lazy drivers "cash on delivery"). Not when
-            # the router reads the message as unrelated: there the bank is the second opinion on that reading.
+            # A reply for an intent the router gives no chance needs a close match: on real messages such
+            # picks were right 2 times in 14 (a greeting matched "day pass", lazy drivers "cash on delivery").
+            # Not when the router reads the message as unrelated: there the bank is the second opinion on that
+            # reading.
             found = [
                 h for h in found if prior[h.item] >= MIN_INTENT_PROBABILITY or h.score >= OUTSIDE_MIN_SCORE
             ]

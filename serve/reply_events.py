@@ -27,7 +27,7 @@ class ReplyRequest:
 
 @dataclass(frozen=True, slots=True)
 class Citation:
-    """A knowledge-base entry a reply is built on: the knowledge route's answer, or a passage in the prompt."""
+    """A knowledge-base entry a reply is built on: the knowledge route's answer or a passage in the prompt."""
 
     id: str
     title: str

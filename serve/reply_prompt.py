@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from serve.knowledge.base import KnowledgeHit
 
 PASSAGES_HEADER = {
-    "en": "Answers from {company}'s knowledge base that may fit this message (use them when they answer it; state "
-    "no fact that is not here or in the customer facts):",
-    "zh": "以下是{company}知识库中可能与本条消息相关的答案（能回答时请据此回答；不要说出这里和客户信息中都没有的事实）：",
+    "en": "Answers from {company}'s knowledge base that may fit this message (use them when they answer "
+    "it; state no fact that is not here or in the customer facts):",
+    "zh": "以下是{company}知识库中可能与本条消息相关的答案"
+    "（能回答时请据此回答；不要说出这里和客户信息中都没有的事实）：",
 }
 
 
@@ -34,7 +35,8 @@ def build_messages(
 ) -> tuple[ChatMessage, ...]:
     """System prompt (+ knowledge passages at its end, after the part that is the same for every customer of
     the intent, so prefix caching keeps working) + as much recent history as fits + the customer's message,
-    within `budget` prompt tokens (the context length minus the reply's max_tokens); the oldest turns go first."""
+    within `budget` prompt tokens (the context length minus the reply's max_tokens); the oldest turns go
+    first."""
     text = library.system_prompt(request.domain, lang, intent, request.context)
     if passages:
         company = library.file(request.domain, lang).company

@@ -15,6 +15,6 @@ BUNDLED = ("prompts", "knowledge")  # what setup.py copies into PACKAGE_DATA
 
 
 def data_dir(name: str) -> Path:
-    """The folder `name` (one of BUNDLED): the package's copy when installed from a wheel, else the checkout's."""
+    """Folder `name` (one of BUNDLED): the package's copy when installed from a wheel, else the checkout's."""
     bundled = PACKAGE_DATA / name
     return bundled if bundled.is_dir() else REPO_ROOT / name

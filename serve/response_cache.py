@@ -4,7 +4,8 @@ the prompt library's version).
 
 Only generated (`llm`) replies are cached, only complete ones (finish reason `stop`: not cut by length,
 not ended by the loop guard), and never when the request carries customer context or a conversation
-history: those replies are about one customer, not about the question."""
+history: those replies are about one customer, not about the question (serve/reply_cache.py applies these
+rules on the reply path)."""
 
 from __future__ import annotations
 

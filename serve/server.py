@@ -70,7 +70,6 @@ class DrainingServer(uvicorn.Server):
         services.lifecycle.draining = True
         services.admission.drain()
         ops.metrics.draining.set(1)
-        loop = asyncio.get_running_loop()
         open_streams = len(ops.streams.active)
         logger.warning(
             "server.draining reason=%s open_streams=%d timeout_s=%.1f",
@@ -78,14 +77,9 @@ class DrainingServer(uvicorn.Server):
             open_streams,
             self.drain_timeout_s,
         )
-        deadline = loop.time() + self.drain_timeout_s
-        while ops.streams.active and loop.time() < deadline:
-            await asyncio.sleep(0.05)
-        if ops.streams.active:
+        if not await ops.streams.wait_closed(self.drain_timeout_s):
             ops.streams.stop_all("shutdown")
-            flush_until = loop.time() + _FLUSH_S
-            while ops.streams.active and loop.time() < flush_until:
-                await asyncio.sleep(0.02)
+            await ops.streams.wait_closed(_FLUSH_S)
         logger.warning("server.drained left=%d", len(ops.streams.active))
         self.should_exit = True
 

@@ -17,7 +17,7 @@ from serve.admission import Admission
 from serve.breaker import Breaker
 from serve.completions import CompletionService
 from serve.config import MemberSettings, Settings
-from serve.generation.base import Generator
+from serve.generation.base import Generator, Loadable
 from serve.generation.pool import GeneratorPool, PoolMember
 from serve.inbox import FeedbackInbox, build_inbox
 from serve.knowledge.store import KnowledgeStore
@@ -25,8 +25,8 @@ from serve.metrics import Metrics
 from serve.pipeline import ReplyPipeline
 from serve.prompts import PROMPTS_DIR, PromptLibrary
 from serve.reply_bank import ReplySelector
-from serve.retrieval import one_blas_thread
 from serve.response_cache import MemoryResponseCache, RedisResponseCache, ResponseCache
+from serve.retrieval import one_blas_thread
 from serve.router.background import RouterBuild
 from serve.router.base import IntentClassifier
 from serve.router.fallback import FallbackRouter
@@ -117,12 +117,11 @@ async def load_generator(
 ) -> tuple[Generator, list[str]]:
     """Load a generator (blocking loads run in a worker thread); a trtllm one that cannot load gives way
     to hf (trtllm -> hf), so the server starts and says why it is degraded."""
-    load = getattr(generator, "load", None)
-    if load is None:
+    if not isinstance(generator, Loadable):
         return generator, []
     started = time.perf_counter()
     try:
-        await asyncio.to_thread(load)
+        await asyncio.to_thread(generator.load)
     except Exception as exc:
         if generator.name != "trtllm":
             raise

@@ -111,7 +111,7 @@ class StreamGuard:
             self._waiting.cancel()
 
     def done(self) -> None:
-        self.registry.active.discard(self)
+        self.registry.close(self)
         if self._timer is not None:
             self._timer.cancel()
 
@@ -123,6 +123,9 @@ class StreamRegistry:
         self.default_s = default_s
         self.max_s = max_s
         self.active: set[StreamGuard] = set()
+        # set while no stream is open, so that the drain wakes when the last one ends instead of polling
+        self._none_open = asyncio.Event()
+        self._none_open.set()
 
     def seconds(self, header: str | None) -> float:
         """The request's deadline in seconds: the header's value (capped), else the default."""
@@ -141,7 +144,21 @@ class StreamRegistry:
     def open(self, header: str | None) -> StreamGuard:
         guard = StreamGuard(self, asyncio.get_running_loop().time() + self.seconds(header))
         self.active.add(guard)
+        self._none_open.clear()
         return guard
+
+    def close(self, guard: StreamGuard) -> None:
+        self.active.discard(guard)
+        if not self.active:
+            self._none_open.set()
+
+    async def wait_closed(self, timeout_s: float) -> bool:
+        """Wait up to `timeout_s` for every open stream to end; whether they all did."""
+        try:
+            await asyncio.wait_for(self._none_open.wait(), timeout_s)
+        except asyncio.TimeoutError:  # not the builtin TimeoutError on 3.10
+            pass
+        return not self.active
 
     def stop_all(self, reason: StopReason = "shutdown") -> int:
         guards = list(self.active)

@@ -4,16 +4,17 @@ engine is exercised by tests/e2e against the embedded SmolLM2 model."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from serve.errors import BackendUnavailable, ServeError
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest, GeneratorStats
-from serve.router.encoding import detect_lang
 from serve.router.base import IntentResult, Ranked
+from serve.router.encoding import detect_lang
 from serve.taxonomy import INTENTS
 
-Script = Callable[[GenerationRequest], list[GenerationChunk | ServeError]]
+# Sequence, not list: a script that only returns chunks is a script too (list is invariant)
+Script = Callable[[GenerationRequest], Sequence[GenerationChunk | ServeError]]
 
 
 def echo_script(request: GenerationRequest) -> list[GenerationChunk | ServeError]:
@@ -43,7 +44,7 @@ class ScriptedFakeGenerator:
     healthy: bool = True
     closed: bool = False
 
-    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+    async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         self.started.append(request.request_id)
         self.requests.append(request)
         done = False

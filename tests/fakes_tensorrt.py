@@ -9,8 +9,8 @@ stand-in for CUDA device memory and streams. TensorRT and a GPU are not availabl
   `STRONGLY_TYPED` is kept at the value 0, deprecated and ignored; `IBuilderConfig.int8_calibrator` is gone.
   Asking for a removed name raises AttributeError, as the real (pybind11) bindings do.
 
-The names and enum values are those of NVIDIA/TensorRT `python/src/infer/pyCore.cpp` and `include/NvInfer.h` at
-the tags v10.14 and v11.1 (read in the upstream repository), and agree with the binding facts in the team's
+The names and enum values are those of NVIDIA/TensorRT `python/src/infer/pyCore.cpp` and `include/NvInfer.h`
+at the tags v10.14 and v11.1 (read in the upstream repository), and agree with the binding facts in the team's
 reference (trtllm.md section 8: the 10.13 and 11.4 bindings). The doubles offer only those names
 (tests/unit/router/test_tensorrt_with_fake.py checks them), so code that calls anything else fails here.
 They behave as the real library does where the router's code depends on it:
@@ -59,8 +59,8 @@ class MemoryPoolType:
 
 
 class _BindingEnumType(enum.EnumMeta):
-    """A missing member reads as it does from the pybind11 bindings: "type object 'BuilderFlag' has no attribute
-    'FP16'" (the plain Enum message would be just 'FP16')."""
+    """A missing member reads as it does from the pybind11 bindings: "type object 'BuilderFlag' has no
+    attribute 'FP16'" (the plain Enum message would be just 'FP16')."""
 
     def __getattr__(cls, name: str) -> Any:
         base = getattr(super(), "__getattr__", None)  # EnumMeta has one up to Python 3.11
@@ -109,8 +109,8 @@ class NetworkDefinitionCreationFlag11(enum.IntEnum, metaclass=_BindingEnumType):
 
 for _enum in (BuilderFlag10, BuilderFlag11):
     _enum.__name__ = _enum.__qualname__ = "BuilderFlag"  # so that AttributeError reads as the real one does
-for _enum in (NetworkDefinitionCreationFlag10, NetworkDefinitionCreationFlag11):
-    _enum.__name__ = _enum.__qualname__ = "NetworkDefinitionCreationFlag"
+for _flags in (NetworkDefinitionCreationFlag10, NetworkDefinitionCreationFlag11):
+    _flags.__name__ = _flags.__qualname__ = "NetworkDefinitionCreationFlag"
 
 
 class TensorIOMode:
@@ -235,7 +235,7 @@ class _Profile:
         self.shapes: dict[str, tuple[tuple[int, ...], ...]] = {}
 
     def set_shape(self, name: str, min: tuple, opt: tuple, max: tuple) -> None:  # noqa: A002 - TensorRT's names
-        if not all(a <= b <= c for a, b, c in zip(min, opt, max)):
+        if not all(a <= b <= c for a, b, c in zip(min, opt, max, strict=True)):
             raise ValueError(f"profile for {name} is not ordered min <= opt <= max")
         self.shapes[name] = (tuple(min), tuple(opt), tuple(max))
 
@@ -393,7 +393,9 @@ class _Context:
     def set_input_shape(self, name: str, shape: tuple[int, ...]) -> bool:
         self._use("set_input_shape")
         low, _, high = self.engine.get_tensor_profile_shape(name, 0)
-        if len(shape) != len(low) or not all(lo <= s <= hi for lo, s, hi in zip(low, shape, high)):
+        if len(shape) != len(low) or not all(
+            lo <= s <= hi for lo, s, hi in zip(low, shape, high, strict=True)
+        ):
             self._release()  # the call ends here: the caller reports the error
             return False  # TensorRT logs the error and returns False; the shape is not set
         self.shapes[name] = tuple(shape)

@@ -8,8 +8,8 @@ stands in for (docs/gpu.md names the files), so a test fails where the real libr
 * `generate_async` needs a running event loop, raises RuntimeError("LLM is shutting down") after `shutdown()`,
   and applies the LLM API's length checks (engine flow: prompt + max_tokens against the engine's max_seq_len
   from its config.json; PyTorch flow: prompt against max_num_tokens) with ValueError;
-* one `RequestOutput`-like object is mutated and re-yielded (`text_diff`, `token_ids`, `finish_reason`), ending
-  in `cancelled` after `abort()`; perf timings are `timedelta`s, as the bindings return them;
+* one `RequestOutput`-like object is mutated and re-yielded (`text_diff`, `token_ids`, `finish_reason`),
+  ending in `cancelled` after `abort()`; perf timings are `timedelta`s, as the bindings return them;
 * `get_stats_async()` returns an empty iterable before the first request, then always the same
   IterationResult, which yields JSON-decoded dicts, waits `timeout` seconds for the next one, marks itself
   done at the first timeout and is reset only by the next `generate_async` (executor.py / result.py).
@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from tests.conftest import REPO
 
@@ -40,6 +40,12 @@ def reference_fields(class_name: str) -> set[str]:
 
 def reference_values(enum_name: str) -> list[str]:
     return list(API["enums"][enum_name])
+
+
+def reference_enum(enum_name: str) -> type[enum.Enum]:
+    # members read from the reference at import: mypy cannot list them, and types the functional call as
+    # returning a member, hence the cast
+    return cast("type[enum.Enum]", enum.Enum(enum_name, reference_values(enum_name)))
 
 
 @dataclass
@@ -174,12 +180,12 @@ class FakeSchedulerConfig(_Config):
     class_name = "SchedulerConfig"
 
 
-CapacitySchedulerPolicy = enum.Enum("CapacitySchedulerPolicy", reference_values("CapacitySchedulerPolicy"))
-ContextChunkingPolicy = enum.Enum("ContextChunkingPolicy", reference_values("ContextChunkingPolicy"))
+CapacitySchedulerPolicy = reference_enum("CapacitySchedulerPolicy")
+ContextChunkingPolicy = reference_enum("ContextChunkingPolicy")
 
 
 class FakeIterationResult:
-    """tensorrt_llm.executor.result.IterationResult: one per executor, handed out by every get_stats_async()."""
+    """tensorrt_llm.executor.result.IterationResult: one per executor, returned by every get_stats_async()."""
 
     def __init__(self) -> None:
         self._done = False

@@ -96,7 +96,7 @@ class FastTestEngine:
 
 
 def main() -> None:
-    """`python -m tests.fast_engine --port N`: the real server (uvicorn, drain, signals) around this engine."""
+    """`python -m tests.fast_engine --port N`: the real server (uvicorn, drain, signals) with this engine."""
     import argparse
 
     from serve.app import create_app

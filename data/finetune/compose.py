@@ -7,9 +7,9 @@ Each pools_<domain>_<lang>.py holds, per llm-route intent, hand-written customer
 state only facts from that intent's guidance (prompts/<domain>/<lang>.yaml) or {placeholders} filled from the
 conversation's context, fact-free openers/closers, hand-written follow-up chains, and HAND: fully hand-written
 conversations, which are written out first and untouched. rules_<domain>_<lang>.py hold RULES: hand-written
-conversations on the reply rules (ask for the one missing detail, state no fact the context lacks, fixed-line faults),
-written out next, on top of each intent's target. The composer adds composed conversations until each intent reaches
-its target, never writing the same reply twice. See README.md.
+conversations on the reply rules (ask for the one missing detail, state no fact the context lacks, fixed-line
+faults), written out next, on top of each intent's target. The composer adds composed conversations until each
+intent reaches its target, never writing the same reply twice. See README.md.
 """
 
 from __future__ import annotations
@@ -452,10 +452,14 @@ class Composer:
         return ctx, [{"role": "user", "content": g[0]}, {"role": "assistant", "content": g[1]}], msg, rep
 
     def b_prior(self, intent, spec, first_noprefix=False):
-        others = [i for i in PRIOR_OK if i != intent and i in self.P.I and self.P.I[i].get("subs")]
+        others = [
+            i
+            for i in PRIOR_OK
+            if i != intent and i in self.P.INTENT_POOLS and self.P.INTENT_POOLS[i].get("subs")
+        ]
         oi = self.rng.choice(others)
         self.noprefix = first_noprefix
-        octx, _, omsg, orep = self.b_sub(oi, self.P.I[oi], with_noise=False, multi=first_noprefix)
+        octx, _, omsg, orep = self.b_sub(oi, self.P.INTENT_POOLS[oi], with_noise=False, multi=first_noprefix)
         use_cf = spec.get("cf") and self.rng.random() < 0.6
         self.noprefix = True
         ctx, _, msg, rep = (
@@ -503,8 +507,8 @@ class Composer:
         )
 
     def b_thanks(self, intent, spec):
-        oi = self.rng.choice([i for i in PRIOR_OK if i in self.P.I])
-        octx, _, omsg, orep = self.b_sub(oi, self.P.I[oi], with_noise=False)
+        oi = self.rng.choice([i for i in PRIOR_OK if i in self.P.INTENT_POOLS])
+        octx, _, omsg, orep = self.b_sub(oi, self.P.INTENT_POOLS[oi], with_noise=False)
         ctx = self.ctx([], noise=["name"])
         b1 = self.rng.choice(self.P.BYE_REPLIES)
         b2 = self.rng.choice(self.P.BYE2)
@@ -543,10 +547,10 @@ class Composer:
     def compose(self):
         P = self.P
         out = self.hand_records(getattr(P, "HAND", []))
-        # rules_<domain>_<lang>.py: hand-written conversations on the reply rules (ask for the one missing detail,
-        # state no account fact the context lacks, fixed-line faults), written out as they are after HAND. They are
-        # added on top of each intent's target, so the composed conversations stay the same.
-        have0 = {i: sum(1 for r in out if r["intent"] == i) for i in P.I}
+        # rules_<domain>_<lang>.py: hand-written conversations on the reply rules (ask for the one missing
+        # detail, state no account fact the context lacks, fixed-line faults), written out as they are after
+        # HAND. They are added on top of each intent's target, so the composed conversations stay the same.
+        have0 = {i: sum(1 for r in out if r["intent"] == i) for i in P.INTENT_POOLS}
         if os.path.exists(os.path.join(HERE, f"rules_{self.domain}_{self.lang}.py")):
             R = __import__(f"rules_{self.domain}_{self.lang}")
             for situation, convs in R.RULES.items():
@@ -554,11 +558,11 @@ class Composer:
                 self.kinds["rules:" + situation] = len(recs)
                 out += recs
         total = TARGET[(self.domain, self.lang)]
-        intents = list(P.I)
+        intents = list(P.INTENT_POOLS)
         per = {i: total // len(intents) for i in intents}
         have = dict(have0)
         for intent in intents:
-            spec = P.I[intent]
+            spec = P.INTENT_POOLS[intent]
             kinds = [("sub", 0.40)]
             if spec.get("cf"):
                 kinds.append(("cf", 0.36))
@@ -575,7 +579,7 @@ class Composer:
                 kinds.append(("askorder", 0.08))
             if intent == "greeting_chitchat":
                 kinds = [("sub", 0.55), ("thanks", 0.45)]  # thanks/goodbye after an earlier exchange
-            names, weights = zip(*kinds)
+            names, weights = zip(*kinds, strict=True)
             fails = 0
             while have[intent] < per[intent] and fails < 400:
                 k = self.rng.choices(names, weights)[0]
@@ -609,6 +613,7 @@ def check_files(paths):
     must_include in the reference, every number of a reply found in the intent's guidance, the context or the
     customer's messages; prints offenders and counts per domain/lang/intent."""
     import collections
+
     import yaml
 
     man = yaml.safe_load(open(os.path.join(ROOT, "prompts", "manifest.yaml"), encoding="utf-8"))
@@ -633,7 +638,8 @@ def check_files(paths):
     }
     NUM = re.compile(r"\d+(?:[.,:]\d+)*")
     CJK = re.compile(r"[\u4e00-\u9fff]")
-    # a detail the conversation already holds (context or the customer's own messages), and a reply asking for it
+    # a detail the conversation already holds (context or the customer's own messages), and a reply asking
+    # for it
     HAS = {
         "order number": re.compile(r"#?W\d{7}|EM-\d{5}|SC\d{11}|DD\d{10}"),
         "phone number": re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)|(?<![\d-])0\d{2} ?\d{3} ?\d{4}(?!\d)"),
@@ -655,7 +661,7 @@ def check_files(paths):
 
     def check(rec, kind):
         errs = []
-        d, l, it = rec["domain"], rec["lang"], rec["intent"]
+        d, lang, it = rec["domain"], rec["lang"], rec["intent"]
         if it not in LLM.get(d, []):
             errs.append("not llm route")
         ctx = rec.get("context") or {}
@@ -684,24 +690,24 @@ def check_files(paths):
             or roles[-1] != "user"
         ):
             errs.append("roles")
-        users = [t for t, r in zip(texts, roles) if r == "user"]
+        users = [t for t, r in zip(texts, roles, strict=True) if r == "user"]
         for what, has in HAS.items():
             held = any(has.search(t) for t in users) or (what == "order number" and "order_id" in ctx)
             if held and ASKS[what].search(outs[0]):
                 errs.append("asks again for the " + what)
         if re.search(r"@\w", outs[0]):
             errs.append("social-media handle in a reply")
-        allowed = G[(d, l, it)] + " " + " ".join(str(x) for x in ctx.values()) + " " + " ".join(texts)
+        allowed = G[(d, lang, it)] + " " + " ".join(str(x) for x in ctx.values()) + " " + " ".join(texts)
         for o in outs:
             for n in NUM.findall(o):
                 if n not in allowed:
                     errs.append("unsupported number " + n)
             cj = len(CJK.findall(o))
-            if l == "en" and cj:
+            if lang == "en" and cj:
                 errs.append("CJK in an English reply")
-            if l == "zh" and cj < 0.3 * len(re.sub(r"[\sA-Za-z0-9#*.\-/:¥$]", "", o)):
+            if lang == "zh" and cj < 0.3 * len(re.sub(r"[\sA-Za-z0-9#*.\-/:¥$]", "", o)):
                 errs.append("too little Chinese in a zh reply")
-            if l == "zh" and re.search(r"[\u4e00-\u9fff][,?!;:]|[,?!;:][\u4e00-\u9fff]", o):
+            if lang == "zh" and re.search(r"[\u4e00-\u9fff][,?!;:]|[,?!;:][\u4e00-\u9fff]", o):
                 errs.append("half-width punctuation in zh")
             if "{{" in o or "{%" in o or PH.search(o):
                 errs.append("template text")
@@ -736,17 +742,18 @@ def check_files(paths):
         dup = sum(x - 1 for x in outs.values() if x > 1)
         total_bad += bad + dup
         print(
-            f"{os.path.relpath(path, ROOT)}: {n} conversations, {bad} with problems, {dup} duplicate replies; "
-            f"with context {ctxn} ({ctxn / n:.0%}), with facts beyond a name {facts} ({facts / n:.0%}), multi-turn {multi} ({multi / n:.0%})"
+            f"{os.path.relpath(path, ROOT)}: {n} conversations, {bad} with problems, "
+            f"{dup} duplicate replies; with context {ctxn} ({ctxn / n:.0%}), "
+            f"with facts beyond a name {facts} ({facts / n:.0%}), multi-turn {multi} ({multi / n:.0%})"
         )
         if src:
             print("  sources:", dict(src))
-        by = collections.Counter((d, l) for d, l, _ in C.elements())
-        for (d, l), k in sorted(by.items()):
-            miss = [i for i in LLM[d] if C[(d, l, i)] == 0]
+        by = collections.Counter((d, lang) for d, lang, _ in C.elements())
+        for (d, lang), k in sorted(by.items()):
+            miss = [i for i in LLM[d] if C[(d, lang, i)] == 0]
             print(
-                f"  {d}/{l} {k}:",
-                " ".join(f"{i}={C[(d, l, i)]}" for i in LLM[d]),
+                f"  {d}/{lang} {k}:",
+                " ".join(f"{i}={C[(d, lang, i)]}" for i in LLM[d]),
                 ("MISSING " + str(miss)) if miss else "",
             )
     return total_bad

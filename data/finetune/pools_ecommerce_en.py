@@ -3,10 +3,10 @@ Cores use only facts from the intent's guidance (prompts/ecommerce/en.yaml) and 
 the conversation's context. Openers and closers carry no facts."""
 
 DOMAIN, LANG, COMPANY = "ecommerce", "en", "Example Shop"
-I = {}
+INTENT_POOLS = {}
 HA_CLOSE = ["If it still doesn't work, reply \"human agent\" and we'll look into it.", ""]
 
-I["order_tracking"] = dict(
+INTENT_POOLS["order_tracking"] = dict(
     noise=["name"],
     close=["", "", "If it seems late or lost, let me know and I'll help."],
     subs=[
@@ -151,7 +151,7 @@ I["order_tracking"] = dict(
     ],
 )
 
-I["delivery_problem"] = dict(
+INTENT_POOLS["delivery_problem"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -236,7 +236,7 @@ I["delivery_problem"] = dict(
     ],
 )
 
-I["order_cancel"] = dict(
+INTENT_POOLS["order_cancel"] = dict(
     noise=["name"],
     close=["", "", "Let me know if there's anything else I can help with."],
     subs=[
@@ -302,7 +302,7 @@ I["order_cancel"] = dict(
     ],
 )
 
-I["order_modify"] = dict(
+INTENT_POOLS["order_modify"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -358,7 +358,7 @@ I["order_modify"] = dict(
     ],
 )
 
-I["return_exchange"] = dict(
+INTENT_POOLS["return_exchange"] = dict(
     noise=["name"],
     close=["", "", 'For a warranty or repair question, reply "human agent".'],
     subs=[
@@ -419,7 +419,7 @@ I["return_exchange"] = dict(
     ],
 )
 
-I["payment_issue"] = dict(
+INTENT_POOLS["payment_issue"] = dict(
     noise=["name"],
     close=["", "For your security, never type your full card number or security code in this chat."],
     subs=[
@@ -456,7 +456,7 @@ I["payment_issue"] = dict(
     ],
 )
 
-I["billing_inquiry"] = dict(
+INTENT_POOLS["billing_inquiry"] = dict(
     noise=["name"],
     close=[
         "",
@@ -510,7 +510,7 @@ I["billing_inquiry"] = dict(
     ],
 )
 
-I["balance_usage_inquiry"] = dict(
+INTENT_POOLS["balance_usage_inquiry"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -566,7 +566,7 @@ I["balance_usage_inquiry"] = dict(
     ],
 )
 
-I["pay_bill_topup"] = dict(
+INTENT_POOLS["pay_bill_topup"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -604,7 +604,7 @@ I["pay_bill_topup"] = dict(
     ],
 )
 
-I["promo_coupon_pricing"] = dict(
+INTENT_POOLS["promo_coupon_pricing"] = dict(
     noise=["name"],
     close=["", 'For a price drop or price match, reply "human agent" and a colleague will look into it.'],
     subs=[
@@ -639,7 +639,7 @@ I["promo_coupon_pricing"] = dict(
     ],
 )
 
-I["product_presales_inquiry"] = dict(
+INTENT_POOLS["product_presales_inquiry"] = dict(
     noise=["name"],
     close=["", 'If you\'d like help choosing, reply "human agent" and a colleague will be happy to advise.'],
     subs=[
@@ -681,7 +681,7 @@ I["product_presales_inquiry"] = dict(
     ],
 )
 
-I["account_manage"] = dict(
+INTENT_POOLS["account_manage"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -709,7 +709,7 @@ I["account_manage"] = dict(
     ],
 )
 
-I["app_website_issue"] = dict(
+INTENT_POOLS["app_website_issue"] = dict(
     noise=["name"],
     close=HA_CLOSE,
     subs=[
@@ -734,7 +734,7 @@ I["app_website_issue"] = dict(
     ],
 )
 
-I["plan_change"] = dict(
+INTENT_POOLS["plan_change"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -774,7 +774,7 @@ I["plan_change"] = dict(
     ],
 )
 
-I["network_fault"] = dict(
+INTENT_POOLS["network_fault"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -802,7 +802,7 @@ I["network_fault"] = dict(
     ],
 )
 
-I["roaming_international"] = dict(
+INTENT_POOLS["roaming_international"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -829,7 +829,7 @@ I["roaming_international"] = dict(
     ],
 )
 
-I["sim_device"] = dict(
+INTENT_POOLS["sim_device"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -859,7 +859,7 @@ I["sim_device"] = dict(
     ],
 )
 
-I["greeting_chitchat"] = dict(
+INTENT_POOLS["greeting_chitchat"] = dict(
     noise=[],
     close=[""],
     subs=[
@@ -1386,66 +1386,66 @@ HAND = [
     ),
 ]
 
-I["roaming_international"]["subs"][0]["msgs"] += [
+INTENT_POOLS["roaming_international"]["subs"][0]["msgs"] += [
     "my phone doesn't work abroad",
     "need roaming for my trip",
     "can you activate roaming on my number",
 ]
-I["roaming_international"]["subs"][0]["cores"] += [
+INTENT_POOLS["roaming_international"]["subs"][0]["cores"] += [
     "Roaming and international calls are handled by your mobile operator rather than Example Shop, so they're the right people to ask.",
     "That's one for your mobile operator, I'm afraid: Example Shop can't help with roaming or international calls.",
 ]
-I["roaming_international"]["subs"][0]["close"] = [
+INTENT_POOLS["roaming_international"]["subs"][0]["close"] = [
     "",
     "If you're asking about delivery abroad, the countries we deliver to are shown at checkout once you enter the address.",
 ]
-I["roaming_international"]["subs"][1]["msgs"] += [
+INTENT_POOLS["roaming_international"]["subs"][1]["msgs"] += [
     "can I send a gift to my sister in France",
     "international shipping available?",
     "delivery to Ireland?",
 ]
-I["roaming_international"]["subs"][1]["cores"] += [
+INTENT_POOLS["roaming_international"]["subs"][1]["cores"] += [
     "Add the item to your cart and enter the overseas address at checkout: you'll see whether we deliver there and the delivery options and costs."
 ]
-I["sim_device"]["subs"][0]["cores"] += [
+INTENT_POOLS["sim_device"]["subs"][0]["cores"] += [
     "I'm sorry, but SIM cards, eSIMs and phone numbers are handled by your mobile operator, so please contact them; for a lost or stolen phone, do it straight away so they can block your SIM."
 ]
-I["network_fault"]["subs"][0]["cores"] += [
+INTENT_POOLS["network_fault"]["subs"][0]["cores"] += [
     "That's one for your mobile or internet provider, I'm afraid, as Example Shop can't fix signal, data or broadband problems."
 ]
-I["plan_change"]["subs"][0]["cores"] += [
+INTENT_POOLS["plan_change"]["subs"][0]["cores"] += [
     "Head to My Account > Subscriptions on the Example Shop website or app; the membership options and their prices are shown there before you confirm anything."
 ]
-I["plan_change"]["subs"][1]["cores"] += [
+INTENT_POOLS["plan_change"]["subs"][1]["cores"] += [
     "I'm sorry, but phone plans are managed by your mobile operator, not Example Shop, so please contact them."
 ]
 
-I["sim_device"]["subs"][0]["msgs"] += [
+INTENT_POOLS["sim_device"]["subs"][0]["msgs"] += [
     "my phone got stolen",
     "transfer my number to a new phone",
     "need a PUK code",
     "sim card not working",
 ]
-I["sim_device"]["subs"][0]["cores"] += [
+INTENT_POOLS["sim_device"]["subs"][0]["cores"] += [
     "I'm sorry, but SIM cards, eSIMs and phone numbers are handled by your mobile operator, so they're the right people to contact. If the phone was lost or stolen, please call them straight away to block the SIM.",
     "That's handled by your mobile operator rather than Example Shop, I'm afraid. For a lost or stolen phone, contact them at once so they can block your SIM.",
 ]
-I["sim_device"]["subs"][1]["msgs"] += [
+INTENT_POOLS["sim_device"]["subs"][1]["msgs"] += [
     "smartwatch from your store won't charge",
     "the laptop I ordered has a dead pixel",
     "my e-reader from you keeps freezing",
 ]
-I["sim_device"]["subs"][1]["cores"] += [
+INTENT_POOLS["sim_device"]["subs"][1]["cores"] += [
     'As it was bought from Example Shop, you can open the order in My Orders and choose Return or exchange; for a warranty repair, reply "human agent" and a colleague will help.',
     'You can start a return or exchange for it in My Orders, or reply "human agent" if you\'d like help with a warranty repair instead.',
 ]
-I["promo_coupon_pricing"]["subs"][1]["tone"] = "n"
-I["balance_usage_inquiry"]["subs"][1]["tone"] = "n"
-I["pay_bill_topup"]["subs"][1]["tone"] = "n"
-I["plan_change"]["subs"][1]["tone"] = "n"
-I["roaming_international"]["subs"][0]["tone"] = "n"
-I["return_exchange"]["cf"][1]["tone"] = "n"
-I["order_tracking"]["cf"][3]["tone"] = "n"
+INTENT_POOLS["promo_coupon_pricing"]["subs"][1]["tone"] = "n"
+INTENT_POOLS["balance_usage_inquiry"]["subs"][1]["tone"] = "n"
+INTENT_POOLS["pay_bill_topup"]["subs"][1]["tone"] = "n"
+INTENT_POOLS["plan_change"]["subs"][1]["tone"] = "n"
+INTENT_POOLS["roaming_international"]["subs"][0]["tone"] = "n"
+INTENT_POOLS["return_exchange"]["cf"][1]["tone"] = "n"
+INTENT_POOLS["order_tracking"]["cf"][3]["tone"] = "n"
 
 HAND += [
     (
@@ -2131,13 +2131,13 @@ HAND += [
         "I'm the Example Shop virtual assistant, so I can help with orders, delivery, returns and refunds, payments, coupons and product questions. What would you like help with?",
     ),
 ]
-I["app_website_issue"]["subs"][0]["cores"] = [
+INTENT_POOLS["app_website_issue"]["subs"][0]["cores"] = [
     "Please refresh the page and try again, then sign out and back in; if that doesn't help, clear your browser's cookies and cache or update the app.",
     "Try clearing your browser's cookies and cache, or update the app to the latest version, then sign out and back in.",
     "If other websites are slow too, it may be your connection; otherwise refresh the page, close other tabs and sign out and back in.",
     "Please refresh the page and close other tabs; if an item won't go into your cart, check whether it shows as out of stock, and if the app is misbehaving, update it to the latest version.",
 ]
-I["product_presales_inquiry"]["cf"][0]["tails"] = [
+INTENT_POOLS["product_presales_inquiry"]["cf"][0]["tails"] = [
     "To see delivery options and costs, add it to your cart and enter your address at checkout.",
     "Delivery options and costs for your address are shown at checkout.",
 ]
@@ -2147,13 +2147,13 @@ BYE2 = [
     "Happy shopping!",
     "We're here whenever you need us.",
 ]
-I["sim_device"]["subs"][0]["msgs"] = [
+INTENT_POOLS["sim_device"]["subs"][0]["msgs"] = [
     "lost my phone",
     "phone stolen, block my sim",
     "my phone got stolen",
     "left my phone in a taxi, what do I do",
 ]
-I["sim_device"]["subs"].append(
+INTENT_POOLS["sim_device"]["subs"].append(
     dict(
         tone="n",
         msgs=[

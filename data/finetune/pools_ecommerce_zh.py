@@ -2,9 +2,9 @@
 回复主体只使用该意图处理要点（prompts/ecommerce/zh.yaml）中的事实，以及来自客户信息的 {占位符}；开头语和结尾语不含事实。"""
 
 DOMAIN, LANG, COMPANY = "ecommerce", "zh", "示例商城"
-I = {}
+INTENT_POOLS = {}
 
-I["order_tracking"] = dict(
+INTENT_POOLS["order_tracking"] = dict(
     noise=["name"],
     close=["", "", "如果物流看起来延误了，随时告诉我。"],
     subs=[
@@ -93,7 +93,7 @@ I["order_tracking"] = dict(
     ],
 )
 
-I["delivery_problem"] = dict(
+INTENT_POOLS["delivery_problem"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -154,7 +154,7 @@ I["delivery_problem"] = dict(
     ],
 )
 
-I["order_cancel"] = dict(
+INTENT_POOLS["order_cancel"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -190,7 +190,7 @@ I["order_cancel"] = dict(
     ],
 )
 
-I["order_modify"] = dict(
+INTENT_POOLS["order_modify"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -221,7 +221,7 @@ I["order_modify"] = dict(
     ],
 )
 
-I["return_exchange"] = dict(
+INTENT_POOLS["return_exchange"] = dict(
     noise=["name"],
     close=["", "", "如需咨询保修或维修，请回复“人工客服”。"],
     subs=[
@@ -262,7 +262,7 @@ I["return_exchange"] = dict(
     ],
 )
 
-I["payment_issue"] = dict(
+INTENT_POOLS["payment_issue"] = dict(
     noise=["name"],
     close=["", "为了您的资金安全，请不要在对话中输入完整卡号或安全码。"],
     subs=[
@@ -285,7 +285,7 @@ I["payment_issue"] = dict(
     ],
 )
 
-I["billing_inquiry"] = dict(
+INTENT_POOLS["billing_inquiry"] = dict(
     noise=["name"],
     close=["", "如果发现有不对的地方，请回复“人工客服”，同事会和您一起核对。"],
     subs=[
@@ -311,7 +311,7 @@ I["billing_inquiry"] = dict(
     ],
 )
 
-I["balance_usage_inquiry"] = dict(
+INTENT_POOLS["balance_usage_inquiry"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -337,7 +337,7 @@ I["balance_usage_inquiry"] = dict(
     ],
 )
 
-I["pay_bill_topup"] = dict(
+INTENT_POOLS["pay_bill_topup"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -362,7 +362,7 @@ I["pay_bill_topup"] = dict(
     ],
 )
 
-I["promo_coupon_pricing"] = dict(
+INTENT_POOLS["promo_coupon_pricing"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -385,7 +385,7 @@ I["promo_coupon_pricing"] = dict(
     ],
 )
 
-I["product_presales_inquiry"] = dict(
+INTENT_POOLS["product_presales_inquiry"] = dict(
     noise=["name"],
     close=["", "如果需要帮您挑选，请回复“人工客服”。"],
     subs=[
@@ -407,7 +407,7 @@ I["product_presales_inquiry"] = dict(
     ],
 )
 
-I["account_manage"] = dict(
+INTENT_POOLS["account_manage"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -426,7 +426,7 @@ I["account_manage"] = dict(
     ],
 )
 
-I["app_website_issue"] = dict(
+INTENT_POOLS["app_website_issue"] = dict(
     noise=["name"],
     close=["", "如果仍然无法使用，请回复“人工客服”，我们会进一步排查。"],
     subs=[
@@ -443,7 +443,7 @@ I["app_website_issue"] = dict(
     ],
 )
 
-I["plan_change"] = dict(
+INTENT_POOLS["plan_change"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -468,7 +468,7 @@ I["plan_change"] = dict(
     ],
 )
 
-I["network_fault"] = dict(
+INTENT_POOLS["network_fault"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -488,7 +488,7 @@ I["network_fault"] = dict(
     ],
 )
 
-I["roaming_international"] = dict(
+INTENT_POOLS["roaming_international"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -505,7 +505,7 @@ I["roaming_international"] = dict(
     ],
 )
 
-I["sim_device"] = dict(
+INTENT_POOLS["sim_device"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -524,7 +524,7 @@ I["sim_device"] = dict(
     ],
 )
 
-I["greeting_chitchat"] = dict(
+INTENT_POOLS["greeting_chitchat"] = dict(
     noise=[],
     close=[""],
     subs=[
@@ -603,7 +603,7 @@ NAME_OPEN = {
 }
 PREFIX = ["", "", "", "", "你好，", "亲，", "麻烦问下，", "那个，", "嗯，", "请问"]
 SUFFIX = ["", "", "", "", "？", "。", "，谢谢", "啊", "呀", "，急"]
-I["roaming_international"]["subs"] = [
+INTENT_POOLS["roaming_international"]["subs"] = [
     dict(
         tone="n",
         msgs=["怎么开漫游", "国际长途怎么打", "出国手机怎么用", "漫游费多少", "在国外没信号"],
@@ -631,12 +631,15 @@ I["roaming_international"]["subs"] = [
         ],
     ),
 ]
-I["network_fault"]["subs"][0]["cores"] += [
+INTENT_POOLS["network_fault"]["subs"][0]["cores"] += [
     "这个问题需要联系您的手机运营商或宽带服务商处理，示例商城无法处理手机信号和网络问题，很抱歉。"
 ]
-I["network_fault"]["subs"][0]["msgs"] += ["手机上不了网", "信号很差", "网络断了"]
-I["network_fault"]["subs"][0]["close"] = ["", "如果是我们的网站或App打不开，可以告诉我，我来帮您排查。"]
-I["network_fault"]["subs"][1]["cores"] += [
+INTENT_POOLS["network_fault"]["subs"][0]["msgs"] += ["手机上不了网", "信号很差", "网络断了"]
+INTENT_POOLS["network_fault"]["subs"][0]["close"] = [
+    "",
+    "如果是我们的网站或App打不开，可以告诉我，我来帮您排查。",
+]
+INTENT_POOLS["network_fault"]["subs"][1]["cores"] += [
     "请先刷新页面，再看看其他网站能否正常打开；如果其他网站正常，可以清除浏览器缓存或更新App。"
 ]
 
@@ -1013,8 +1016,8 @@ HAND = [
         "不客气，马先生，祝您购物愉快！",
     ),
 ]
-I["return_exchange"]["cf"][1]["tone"] = "n"
-I["order_tracking"]["cf"][3]["tone"] = "n"
+INTENT_POOLS["return_exchange"]["cf"][1]["tone"] = "n"
+INTENT_POOLS["order_tracking"]["cf"][3]["tone"] = "n"
 
 HAND += [
     (
@@ -1645,18 +1648,23 @@ HAND += [
         "我是示例商城的智能客服助手，可以帮您查询物流、修改或取消订单，处理退换货和退款，解答支付、优惠券和商品问题，请问需要哪方面的帮助？",
     ),
 ]
-I["app_website_issue"]["subs"][0]["cores"] = [
+INTENT_POOLS["app_website_issue"]["subs"][0]["cores"] = [
     "请先刷新页面重试，再退出登录后重新登录；如果仍不行，可以清除浏览器的Cookie和缓存，或把App更新到最新版本。",
     "可以清除浏览器的Cookie和缓存，或把App更新到最新版本，然后退出登录后重新登录试试。",
     "如果其他网站也很慢，可能是网络连接的问题；如果只有我们的网站或App这样，可以关闭其他标签页、刷新页面，或退出登录后重新登录。",
     "请先刷新页面；如果商品加不进购物车，请看看商品页面是否显示缺货，App的话可以更新到最新版本再试。",
 ]
-I["product_presales_inquiry"]["cf"][0]["tails"] = [
+INTENT_POOLS["product_presales_inquiry"]["cf"][0]["tails"] = [
     "配送方式和运费可以在结算页面填写收货地址后查看。",
     "把商品加入购物车、填写收货地址后，结算页面会显示配送方式和运费。",
 ]
-I["sim_device"]["subs"][0]["msgs"] = ["手机丢了", "手机被偷了", "手机落出租车上了", "刚才手机被人偷了怎么办"]
-I["sim_device"]["subs"].append(
+INTENT_POOLS["sim_device"]["subs"][0]["msgs"] = [
+    "手机丢了",
+    "手机被偷了",
+    "手机落出租车上了",
+    "刚才手机被人偷了怎么办",
+]
+INTENT_POOLS["sim_device"]["subs"].append(
     dict(
         tone="n",
         msgs=["补办SIM卡", "eSIM怎么开", "想换个手机号", "携号转网怎么办", "PUK码是多少"],

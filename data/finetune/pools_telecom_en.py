@@ -5,9 +5,9 @@ the conversation's context. Openers and closers carry no facts."""
 DOMAIN, LANG, COMPANY = "telecom", "en", "Example Mobile"
 
 HA = 'reply "human agent"'
-I = {}
+INTENT_POOLS = {}
 
-I["balance_usage_inquiry"] = dict(
+INTENT_POOLS["balance_usage_inquiry"] = dict(
     noise=["name"],
     close=[
         "",
@@ -195,7 +195,7 @@ I["balance_usage_inquiry"] = dict(
     ],
 )
 
-I["billing_inquiry"] = dict(
+INTENT_POOLS["billing_inquiry"] = dict(
     noise=["name", "plan"],
     close=[
         "",
@@ -308,7 +308,7 @@ I["billing_inquiry"] = dict(
     ],
 )
 
-I["payment_issue"] = dict(
+INTENT_POOLS["payment_issue"] = dict(
     noise=["name"],
     close=[
         "",
@@ -388,7 +388,7 @@ I["payment_issue"] = dict(
     ],
 )
 
-I["pay_bill_topup"] = dict(
+INTENT_POOLS["pay_bill_topup"] = dict(
     noise=["name", "plan"],
     close=["", "", "Let me know if you need anything else."],
     subs=[
@@ -497,7 +497,7 @@ I["pay_bill_topup"] = dict(
     ],
 )
 
-I["plan_change"] = dict(
+INTENT_POOLS["plan_change"] = dict(
     noise=["name"],
     close=[
         "",
@@ -603,7 +603,7 @@ I["plan_change"] = dict(
     ],
 )
 
-I["network_fault"] = dict(
+INTENT_POOLS["network_fault"] = dict(
     noise=["name", "plan"],
     close=[
         "",
@@ -746,7 +746,7 @@ I["network_fault"] = dict(
     ],
 )
 
-I["roaming_international"] = dict(
+INTENT_POOLS["roaming_international"] = dict(
     noise=["name", "plan"],
     close=["", "", 'If it still doesn\'t work, restart your phone or reply "human agent".'],
     subs=[
@@ -821,7 +821,7 @@ I["roaming_international"] = dict(
 )
 
 ORDER_CLOSE = ["", "", "Let me know if there's anything else I can help with."]
-I["order_tracking"] = dict(
+INTENT_POOLS["order_tracking"] = dict(
     noise=["name"],
     close=ORDER_CLOSE,
     subs=[
@@ -929,7 +929,7 @@ I["order_tracking"] = dict(
     ],
 )
 
-I["delivery_problem"] = dict(
+INTENT_POOLS["delivery_problem"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -1004,7 +1004,7 @@ I["delivery_problem"] = dict(
     ],
 )
 
-I["order_cancel"] = dict(
+INTENT_POOLS["order_cancel"] = dict(
     noise=["name"],
     close=ORDER_CLOSE,
     subs=[
@@ -1069,7 +1069,7 @@ I["order_cancel"] = dict(
     ],
 )
 
-I["order_modify"] = dict(
+INTENT_POOLS["order_modify"] = dict(
     noise=["name"],
     close=ORDER_CLOSE,
     subs=[
@@ -1124,7 +1124,7 @@ I["order_modify"] = dict(
     ],
 )
 
-I["return_exchange"] = dict(
+INTENT_POOLS["return_exchange"] = dict(
     noise=["name"],
     close=["", "", 'If your device is faulty, reply "human agent" for help with a warranty repair.'],
     subs=[
@@ -1185,7 +1185,7 @@ I["return_exchange"] = dict(
     ],
 )
 
-I["promo_coupon_pricing"] = dict(
+INTENT_POOLS["promo_coupon_pricing"] = dict(
     noise=["name"],
     close=["", 'For a price adjustment or another question about an offer, reply "human agent".'],
     subs=[
@@ -1220,7 +1220,7 @@ I["promo_coupon_pricing"] = dict(
     ],
 )
 
-I["product_presales_inquiry"] = dict(
+INTENT_POOLS["product_presales_inquiry"] = dict(
     noise=["name"],
     close=["", 'If you\'d like help choosing, reply "human agent" and a colleague will advise you.'],
     subs=[
@@ -1258,7 +1258,7 @@ I["product_presales_inquiry"] = dict(
     ],
 )
 
-I["account_manage"] = dict(
+INTENT_POOLS["account_manage"] = dict(
     noise=["name"],
     close=["", "", "Please don't send ID documents or passwords in this chat."],
     subs=[
@@ -1295,7 +1295,7 @@ I["account_manage"] = dict(
     ],
 )
 
-I["app_website_issue"] = dict(
+INTENT_POOLS["app_website_issue"] = dict(
     noise=["name"],
     close=[
         "",
@@ -1330,7 +1330,7 @@ I["app_website_issue"] = dict(
     ],
 )
 
-I["greeting_chitchat"] = dict(
+INTENT_POOLS["greeting_chitchat"] = dict(
     noise=[],
     close=[""],
     subs=[
@@ -2101,10 +2101,10 @@ HAND = [
         "Great, glad that helped! Have a lovely day.",
     ),
 ]
-I["promo_coupon_pricing"]["subs"][1]["tone"] = "n"
-I["plan_change"]["subs"][3]["tone"] = "n"
-I["return_exchange"]["cf"][1]["tone"] = "n"
-I["order_tracking"]["cf"][3]["tone"] = "n"
+INTENT_POOLS["promo_coupon_pricing"]["subs"][1]["tone"] = "n"
+INTENT_POOLS["plan_change"]["subs"][3]["tone"] = "n"
+INTENT_POOLS["return_exchange"]["cf"][1]["tone"] = "n"
+INTENT_POOLS["order_tracking"]["cf"][3]["tone"] = "n"
 
 HAND += [
     (
@@ -2715,13 +2715,13 @@ HAND += [
         "Cheers, that's kind of you! Happy to help any time.",
     ),
 ]
-I["app_website_issue"]["subs"][0]["cores"] = [
+INTENT_POOLS["app_website_issue"]["subs"][0]["cores"] = [
     "Please make sure the Example Mobile app is updated to the latest version, then close and reopen it; on the website, clearing your browser's cache and cookies or trying another browser usually helps.",
     "First, update the app to the latest version and close and reopen it; if that doesn't help, sign out and back in. If you're on the website, try clearing the browser cache or using another browser.",
     "Try closing and reopening the app, then signing out and back in, and switch between Wi-Fi and mobile data to rule out a connection problem. On the website, another browser or a cleared cache often fixes it.",
     "A quick update of the Example Mobile app, followed by closing and reopening it, fixes most errors. For the website, please clear your browser's cache and cookies or try a different browser.",
 ]
-I["product_presales_inquiry"]["cf"][0]["tails"] = [
+INTENT_POOLS["product_presales_inquiry"]["cf"][0]["tails"] = [
     "Delivery options for your address appear at checkout.",
     "The delivery options and costs for your address are shown at checkout.",
 ]

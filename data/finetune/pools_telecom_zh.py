@@ -2,9 +2,9 @@
 回复主体只使用该意图处理要点（prompts/telecom/zh.yaml）中的事实，以及来自客户信息的 {占位符}；开头语和结尾语不含事实。"""
 
 DOMAIN, LANG, COMPANY = "telecom", "zh", "示例通信"
-I = {}
+INTENT_POOLS = {}
 
-I["balance_usage_inquiry"] = dict(
+INTENT_POOLS["balance_usage_inquiry"] = dict(
     noise=["name"],
     close=["", "", "如果流量快用完了，可以在“套餐-流量加油包”中订购。", "还有其他需要帮您查的吗？"],
     subs=[
@@ -108,7 +108,7 @@ I["balance_usage_inquiry"] = dict(
     ],
 )
 
-I["billing_inquiry"] = dict(
+INTENT_POOLS["billing_inquiry"] = dict(
     noise=["name", "plan"],
     close=["", "", "如果发现有疑问的费用，请回复“人工客服”，同事会和您一起核对。"],
     subs=[
@@ -171,7 +171,7 @@ I["billing_inquiry"] = dict(
     ],
 )
 
-I["payment_issue"] = dict(
+INTENT_POOLS["payment_issue"] = dict(
     noise=["name"],
     close=["", "为了您的资金安全，请不要在对话中输入完整卡号或安全码。"],
     subs=[
@@ -209,7 +209,7 @@ I["payment_issue"] = dict(
     ],
 )
 
-I["pay_bill_topup"] = dict(
+INTENT_POOLS["pay_bill_topup"] = dict(
     noise=["name", "plan"],
     close=["", ""],
     subs=[
@@ -255,7 +255,7 @@ I["pay_bill_topup"] = dict(
     ],
 )
 
-I["plan_change"] = dict(
+INTENT_POOLS["plan_change"] = dict(
     noise=["name"],
     close=["", "", "如果希望工作人员为您详细介绍，请回复“人工客服”。"],
     subs=[
@@ -320,7 +320,7 @@ I["plan_change"] = dict(
     ],
 )
 
-I["network_fault"] = dict(
+INTENT_POOLS["network_fault"] = dict(
     noise=["name", "plan"],
     close=["", "如果问题依旧，请回复“人工客服”，同事会帮您检查线路。", "您试一下，有问题随时告诉我。"],
     subs=[
@@ -398,7 +398,7 @@ I["network_fault"] = dict(
     ],
 )
 
-I["roaming_international"] = dict(
+INTENT_POOLS["roaming_international"] = dict(
     noise=["name", "plan"],
     close=["", "", "如果两项都已打开仍无法使用，请重启手机，或回复“人工客服”。"],
     subs=[
@@ -439,7 +439,7 @@ I["roaming_international"] = dict(
     ],
 )
 
-I["order_tracking"] = dict(
+INTENT_POOLS["order_tracking"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -501,7 +501,7 @@ I["order_tracking"] = dict(
     ],
 )
 
-I["delivery_problem"] = dict(
+INTENT_POOLS["delivery_problem"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -544,7 +544,7 @@ I["delivery_problem"] = dict(
     ],
 )
 
-I["order_cancel"] = dict(
+INTENT_POOLS["order_cancel"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -577,7 +577,7 @@ I["order_cancel"] = dict(
     ],
 )
 
-I["order_modify"] = dict(
+INTENT_POOLS["order_modify"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -610,7 +610,7 @@ I["order_modify"] = dict(
     ],
 )
 
-I["return_exchange"] = dict(
+INTENT_POOLS["return_exchange"] = dict(
     noise=["name"],
     close=["", "", "如果是设备故障需要保修，请回复“人工客服”。"],
     subs=[
@@ -649,7 +649,7 @@ I["return_exchange"] = dict(
     ],
 )
 
-I["promo_coupon_pricing"] = dict(
+INTENT_POOLS["promo_coupon_pricing"] = dict(
     noise=["name"],
     close=["", "如需申请价格调整，请回复“人工客服”，同事会为您核实。"],
     subs=[
@@ -673,7 +673,7 @@ I["promo_coupon_pricing"] = dict(
     ],
 )
 
-I["product_presales_inquiry"] = dict(
+INTENT_POOLS["product_presales_inquiry"] = dict(
     noise=["name"],
     close=["", "如果需要帮您挑选，请回复“人工客服”。"],
     subs=[
@@ -703,7 +703,7 @@ I["product_presales_inquiry"] = dict(
     ],
 )
 
-I["account_manage"] = dict(
+INTENT_POOLS["account_manage"] = dict(
     noise=["name"],
     close=["", ""],
     subs=[
@@ -723,7 +723,7 @@ I["account_manage"] = dict(
     ],
 )
 
-I["app_website_issue"] = dict(
+INTENT_POOLS["app_website_issue"] = dict(
     noise=["name"],
     close=["", "如果仍然无法使用，请回复“人工客服”，我们会进一步排查。"],
     subs=[
@@ -739,7 +739,7 @@ I["app_website_issue"] = dict(
     ],
 )
 
-I["greeting_chitchat"] = dict(
+INTENT_POOLS["greeting_chitchat"] = dict(
     noise=[],
     close=[""],
     subs=[
@@ -1259,10 +1259,10 @@ HAND = [
         "不客气，黄女士，祝您生活愉快！",
     ),
 ]
-I["roaming_international"]["subs"][1]["close"] = ["", "开通国际漫游本身是免费的。"]
-I["return_exchange"]["cf"][1]["tone"] = "n"
-I["order_tracking"]["cf"][3]["tone"] = "n"
-I["promo_coupon_pricing"]["subs"][1]["tone"] = "n"
+INTENT_POOLS["roaming_international"]["subs"][1]["close"] = ["", "开通国际漫游本身是免费的。"]
+INTENT_POOLS["return_exchange"]["cf"][1]["tone"] = "n"
+INTENT_POOLS["order_tracking"]["cf"][3]["tone"] = "n"
+INTENT_POOLS["promo_coupon_pricing"]["subs"][1]["tone"] = "n"
 
 HAND += [
     (
@@ -1884,13 +1884,13 @@ HAND += [
     ("greeting_chitchat", {}, [], "晚上好", "晚上好！感谢您联系示例通信，请问有什么可以帮您？"),
     ("greeting_chitchat", {}, [], "辛苦了", "不辛苦，很高兴为您服务！还有其他需要帮忙的吗？"),
 ]
-I["app_website_issue"]["subs"][0]["cores"] = [
+INTENT_POOLS["app_website_issue"]["subs"][0]["cores"] = [
     "请先把示例通信App更新到最新版本，关闭后重新打开；如果使用的是官网，可以清除浏览器缓存和Cookie，或换一个浏览器试试。",
     "建议先退出登录后重新登录，并在Wi-Fi和移动数据之间切换一下；官网的话可以清除浏览器缓存或换个浏览器。",
     "可以先把App更新到最新版本，再关闭后重新打开；如果还是不行，退出登录后重新登录试试。",
     "请先关闭App后重新打开，再在Wi-Fi和移动数据之间切换一下，排除网络连接的问题；使用官网的话可以换一个浏览器。",
 ]
-I["product_presales_inquiry"]["cf"][0]["tails"] = [
+INTENT_POOLS["product_presales_inquiry"]["cf"][0]["tails"] = [
     "配送方式和运费在结算页面填写地址后可以看到。",
     "填写收货地址后，结算页面会显示可选的配送方式和运费。",
 ]

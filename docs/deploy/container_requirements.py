@@ -1,5 +1,6 @@
 """csreply's requirements that this Python environment does not already provide, one a line, for
-`pip install -c <the environment's own versions> -r <this output>` on a GPU host (Dockerfile.gpu, docs/gpu.md).
+`pip install -c <the environment's own versions> -r <this output>` on a GPU host (Dockerfile.gpu,
+docs/gpu.md).
 
 TensorRT-LLM's release container already has torch, transformers, numpy, TensorRT and TensorRT-LLM, built and
 pinned for each other; replacing any of them with csreply's pins (which are for the CPU default) breaks it. So

@@ -1,4 +1,4 @@
-"""One place that turns errors into HTTP: JSON `{"error": {"type", "message", "param"}}`, never a 500 for bad input."""
+"""Errors become HTTP in one place: JSON `{"error": {"type", "message", "param"}}`, no 500 for bad input."""
 
 from __future__ import annotations
 

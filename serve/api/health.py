@@ -42,7 +42,7 @@ async def ready(services: ServicesDep) -> JSONResponse:
     chain = services.router
     body["router"] = {
         "chain": [b.name for b in chain.chain],
-        "open_breakers": [b.name for b, br in zip(chain.chain, chain.breakers) if br.is_open],
+        "open_breakers": [b.name for b, br in zip(chain.chain, chain.breakers, strict=True) if br.is_open],
     }
     try:
         await chain.check_health()

@@ -1,4 +1,4 @@
-"""POST /v1/reply (the product endpoint, SSE or JSON), POST /v1/suggest (agent assist), GET /v1/sessions/{id}."""
+"""POST /v1/reply (product endpoint, SSE or JSON), POST /v1/suggest (agent assist), GET /v1/sessions/{id}."""
 
 from __future__ import annotations
 

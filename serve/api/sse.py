@@ -74,7 +74,7 @@ async def terminated(
     close: Callable[[], Awaitable[None]],
     error_event: str | None = None,
     trailer: Frame | None = None,
-) -> AsyncIterator[Frame]:
+) -> AsyncGenerator[Frame, None]:
     """`frames`, then one error frame if they fail, then `trailer` (OpenAI's [DONE]) whatever happened;
     `close` runs in every case, the client going away included."""
     try:

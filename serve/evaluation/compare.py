@@ -113,7 +113,11 @@ def compare(
 
 def markdown(result: Comparison, reports: tuple[str | None, str | None] = (None, None)) -> str:
     """The comparison as Markdown; `reports` links each side's own evaluation report where it wrote one."""
-    links = [f"[{name}]({path})" for name, path in zip((result.a_name, result.b_name), reports) if path]
+    links = [
+        f"[{name}]({path})"
+        for name, path in zip((result.a_name, result.b_name), reports, strict=True)
+        if path
+    ]
     lines = [
         f"# {result.a_name} vs {result.b_name}",
         "",
@@ -150,7 +154,7 @@ def finish(
 ) -> int:
     """Print, write the JSON and the Markdown report; the exit status of the gate."""
     print_table(result)
-    for name, path in zip((result.a_name, result.b_name), reports):
+    for name, path in zip((result.a_name, result.b_name), reports, strict=True):
         if path:
             print(f"report of {name}: {path}")
     if json_out is not None:

@@ -1,10 +1,11 @@
 """`csreply eval kb`: retrieval quality of the knowledge base on a labelled set.
 
 Data: JSONL `{"text", "domain", "lang", "entry_ids": [...], "split"?}`; `entry_ids` lists the entries that
-answer the message ([] for a message no entry answers); `split` (e.g. dev/test) adds a group per split. Reported per language and domain: recall@1, recall@5 and MRR over
-the answerable messages, and for the direct-answer threshold (`knowledge.answer_min_score`): how many
-answerable messages it answers, how often that answer is right, and how many unanswerable ones it would answer
-anyway (each of those would be a wrong reply)."""
+answer the message ([] for a message no entry answers); `split` (e.g. dev/test) adds a group per split.
+Reported per language and domain: recall@1, recall@5 and MRR over the answerable messages, and for the
+direct-answer threshold (`knowledge.answer_min_score`): how many answerable messages it answers, how often
+that answer is right, and how many unanswerable ones it would answer anyway (each of those would be a wrong
+reply)."""
 
 from __future__ import annotations
 
@@ -127,13 +128,14 @@ def run_eval(
     ]
     if unknown:
         print(
-            f"csreply eval kb: {len(unknown)} entry ids in {data} are not in the knowledge base, e.g. {unknown[:3]}",
+            f"csreply eval kb: {len(unknown)} entry ids in {data} are not in the knowledge base, e.g. "
+            f"{unknown[:3]}",
             file=sys.stderr,
         )
         return 2
     started = time.perf_counter()
     ranked = []
-    for q, reading in zip(questions, readings):
+    for q, reading in zip(questions, readings, strict=True):
         vector = reading.embedding if reading is not None else None
         intents = {r.label: r.confidence for r in reading.ranking} if reading is not None else None
         hits = base.search(q.domain, q.lang, strip_wrapping(q.text) or q.text, vector, k=5, intents=intents)
@@ -178,8 +180,8 @@ def read_all(router: Any, texts: list[str], batch: int = 32) -> list[Any]:
 def run_bank_eval(
     data: Path, settings: Settings, json_out: Path | None, lexical: bool = False, misses: int = 0
 ) -> int:
-    """`csreply eval bank`: the reply selector on `{"text", "domain", "lang", "reply_ids": [...]}` messages, with
-    the selection threshold (`reply.select_min_score`) as the server applies it."""
+    """`csreply eval bank`: the reply selector on `{"text", "domain", "lang", "reply_ids": [...]}` messages,
+    with the selection threshold (`reply.select_min_score`) as the server applies it."""
     from serve.prompts import PROMPTS_DIR, PromptLibrary
     from serve.reply_bank import ReplySelector
     from serve.router.loading import load_router
@@ -205,7 +207,7 @@ def run_bank_eval(
         readings = read_all(chain, [q.text for q in questions])
     selector = ReplySelector(library, embed, space, settings.vectors_dir)
     ranked = []
-    for q, reading in zip(questions, readings):
+    for q, reading in zip(questions, readings, strict=True):
         found = selector.candidates(q.domain, q.lang, strip_wrapping(q.text) or q.text, reading, k=5)
         ranked.append([(c.reply.id, c.score) for c in found])
     threshold = {str(lang): score_at for lang, score_at in settings.reply.select_min_score.items()}
@@ -230,7 +232,8 @@ def run_bank_eval(
 def _print_table(title: str, result: dict[str, Any]) -> None:
     print(title)
     print(
-        f"{'set':<16}{'n':>5}{'R@1':>8}{'R@5':>8}{'MRR':>8}{'answered':>10}{'right':>8}{'n/a':>6}{'n/a answered':>14}"
+        f"{'set':<16}{'n':>5}{'R@1':>8}{'R@5':>8}{'MRR':>8}{'answered':>10}{'right':>8}{'n/a':>6}"
+        f"{'n/a answered':>14}"
     )
     for key in [k for k in result if isinstance(result[k], dict)]:
         m = result[key]
@@ -243,7 +246,7 @@ def _print_table(title: str, result: dict[str, Any]) -> None:
 
 def _print_misses(questions: list[Question], ranked: list[list[tuple[str, float]]], misses: int) -> None:
     shown = 0
-    for q, r in zip(questions, ranked):
+    for q, r in zip(questions, ranked, strict=True):
         if q.entry_ids and (not r or r[0][0] not in q.entry_ids) and shown < misses:
             print(f"  miss [{q.domain}/{q.lang}] {q.text[:90]!r}: want {list(q.entry_ids)}, got {r[:2]}")
             shown += 1

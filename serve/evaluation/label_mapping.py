@@ -79,8 +79,9 @@ def load_mapped_jsonl(
     source: str | None = None,
     source_field: str = "source",
 ) -> list[Example]:
-    """Rows `{"text", <label_field>, ["lang"]}` with their labels mapped; rows mapped to no intent are skipped.
-    Labels the mapping does not cover are an error that lists them (a silent skip would hide a typo)."""
+    """Rows `{"text", <label_field>, ["lang"]}` with their labels mapped; rows mapped to no intent are
+    skipped. Labels the mapping does not cover are an error that lists them (a silent skip would hide a
+    typo)."""
     examples: list[Example] = []
     unknown: dict[str, int] = {}
     for n, row in jsonl_rows(path):

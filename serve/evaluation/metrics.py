@@ -24,7 +24,7 @@ def classification_report(
         raise ValueError("gold and predictions differ in length")
     index = {label: i for i, label in enumerate(labels)}
     confusion = [[0] * len(labels) for _ in labels]
-    for g, p in zip(gold, pred):
+    for g, p in zip(gold, pred, strict=True):
         confusion[index[g]][index[p]] += 1
     per_label: dict[str, dict[str, float]] = {}
     f1s = []
@@ -39,7 +39,7 @@ def classification_report(
         if support:
             f1s.append(f1)
     n = len(gold)
-    accuracy = sum(g == p for g, p in zip(gold, pred)) / n if n else 0.0
+    accuracy = sum(g == p for g, p in zip(gold, pred, strict=True)) / n if n else 0.0
     return ClassificationReport(
         list(labels), n, accuracy, sum(f1s) / len(f1s) if f1s else 0.0, per_label, confusion
     )

@@ -28,7 +28,7 @@ def histograms_png(
     from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4), squeeze=False)
-    for ax, (title, xlabel, series) in zip(axes[0], panels):
+    for ax, (title, xlabel, series) in zip(axes[0], panels, strict=True):
         # a series keeps its colour across panels even where it is empty in one of them
         named = [(name, values, f"C{i}") for i, (name, values) in enumerate(series.items()) if values]
         if named:

@@ -1,7 +1,8 @@
 """`csreply eval replies`: run a reply set through /v1/reply (a running server with --url, or in process),
 score every reply (serve/evaluation/reply_checks.py) and report overall, per route, language, domain and
-metadata field, on the console and as a Markdown report with plots (reply_report.py). Cases run `--concurrency` at a time; each scored case is appended to `--results` (JSONL)
-as soon as it is done, so an interrupted run keeps what it measured. Case format: reply_cases.py.
+metadata field, on the console and as a Markdown report with plots (reply_report.py). Cases run
+`--concurrency` at a time; each scored case is appended to `--results` (JSONL) as soon as it is done, so an
+interrupted run keeps what it measured. Case format: reply_cases.py.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from serve.config import Settings
+from serve.evaluation.judging import key_path, sample_cases, write_packet
 from serve.evaluation.reply_cases import ReplyCase, load_cases
 from serve.evaluation.reply_checks import chrf
 from serve.evaluation.reply_report import write_report
-from serve.evaluation.judging import key_path, sample_cases, write_packet
 from serve.evaluation.reply_summary import score_case, summarize
 from serve.prompts import PROMPTS_DIR, PromptLibrary
 
@@ -150,7 +151,8 @@ def print_summary(summary: dict[str, Any]) -> None:
     print(f"  {'chrf':24} {_num(summary['chrf'])}")
     print(
         f"  latency p50 {_num(summary['latency_ms']['p50'], '.0f')} ms, "
-        f"p90 {_num(summary['latency_ms']['p90'], '.0f')} ms, p99 {_num(summary['latency_ms']['p99'], '.0f')} ms"
+        f"p90 {_num(summary['latency_ms']['p90'], '.0f')} ms, p99 "
+        f"{_num(summary['latency_ms']['p99'], '.0f')} ms"
     )
     groups = [(f"route {route}", metrics) for route, metrics in summary["per_route"].items()]
     groups += [("generated (llm route)", summary["generated"])]

@@ -63,8 +63,8 @@ _EN_WORDS = {
 }
 _EN_FACT = re.compile(
     r"\b(" + "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r")[\s-]+"
-    r"(?:business |working |calendar |full )?(day|days|hour|hours|week|weeks|month|months|year|years|minute|minutes"
-    r"|percent|dollars?|euros?|pounds?|gb|mb)\b",
+    r"(?:business |working |calendar |full )?(day|days|hour|hours|week|weeks|month|months|year|years|minute|"
+    r"minutes|percent|dollars?|euros?|pounds?|gb|mb)\b",
     re.IGNORECASE,
 )
 _LIST_MARKER = re.compile(r"(?m)^\s*\d{1,2}[.)]\s")

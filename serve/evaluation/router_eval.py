@@ -128,7 +128,7 @@ def worst_confusions(
     """The `top` most frequent (gold, predicted) error pairs, each with its most confident wrong examples
     (confident mistakes are the ones no clarifying question catches)."""
     pairs: dict[tuple[str, str], list[tuple[Example, Prediction]]] = defaultdict(list)
-    for ex, p in zip(examples, preds):
+    for ex, p in zip(examples, preds, strict=True):
         if p.label != ex.intent:
             pairs[(ex.intent, p.label)].append((ex, p))
     ranked = sorted(pairs.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]

@@ -1,4 +1,4 @@
-"""Rendering of a `csreply eval router` result: the console summary, a Markdown report and the confusion PNG."""
+"""Rendering of a `csreply eval router` result: the console summary, a Markdown report, the confusion PNG."""
 
 from __future__ import annotations
 
@@ -79,8 +79,8 @@ def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
     lat = result["latency_ms"]
     print(
         f"{result['backend']:14} n={result['n']}  accuracy {result['accuracy']:.4f}  macro-F1 "
-        f"{result['macro_f1']:.4f}  uncertain {result['uncertain_rate']:.4f}  latency p50 {lat['p50']:.2f} ms  "
-        f"p99 {lat['p99']:.2f} ms",
+        f"{result['macro_f1']:.4f}  uncertain {result['uncertain_rate']:.4f}  latency p50 "
+        f"{lat['p50']:.2f} ms  p99 {lat['p99']:.2f} ms",
         file=out,
     )
     if "out_of_scope_recall" in result or "out_of_scope_precision" in result:
@@ -92,13 +92,14 @@ def print_summary(result: dict[str, Any], out: Any = sys.stdout) -> None:
         )
     for source, part in result.get("per_source", {}).items():
         print(
-            f"  source {source}: n={part['n']}  accuracy {part['accuracy']:.4f}  macro-F1 {part['macro_f1']:.4f}"
-            f"  uncertain {part['uncertain_rate']:.4f}{_oos(part)}",
+            f"  source {source}: n={part['n']}  accuracy {part['accuracy']:.4f}  macro-F1 "
+            f"{part['macro_f1']:.4f}  uncertain {part['uncertain_rate']:.4f}{_oos(part)}",
             file=out,
         )
     for err in result.get("errors", [])[:5]:
         print(
-            f"  confused {err['gold']} -> {err['predicted']}: {err['count']}  e.g. {err['examples'][0]['text']!r}",
+            f"  confused {err['gold']} -> {err['predicted']}: {err['count']}  e.g. "
+            f"{err['examples'][0]['text']!r}",
             file=out,
         )
 

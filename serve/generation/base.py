@@ -10,7 +10,7 @@ Contract:
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -104,6 +104,33 @@ class Generator(Protocol):
     def stats(self) -> GeneratorStats: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class Loadable(Protocol):
+    """A generator with work to do before it serves (weights or a tokenizer to read): the services call
+    `load` once, in a worker thread, before the first request."""
+
+    def load(self) -> None: ...
+
+
+@runtime_checkable
+class VariantRouting(Protocol):
+    """A generator in front of named variants (the engine pool's members, an A/B split): what the pipeline
+    needs to pin a reply to a variant or give a conversation its own. A plain engine has no variants."""
+
+    @property
+    def engines(self) -> Sequence[Generator]:
+        """The engines behind the variants: each one's settings shape the replies (the cache keys them)."""
+        ...
+
+    def check_variant(self, name: str) -> None:
+        """Raise InvalidRequest for a variant this generator does not have."""
+        ...
+
+    def variant_for(self, affinity: str) -> str:
+        """The variant a conversation (its affinity key) belongs to: the same one every time."""
+        ...
 
 
 @runtime_checkable

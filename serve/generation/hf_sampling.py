@@ -201,7 +201,8 @@ class NoRepeatNGram(ContinuousBatchingLogitsProcessor):
             for r in requests_with_new_token
         ]
         self._tokens = [
-            list(r.state.generated_tokens) if n > 0 else [] for r, n in zip(requests_with_new_token, sizes)
+            list(r.state.generated_tokens) if n > 0 else []
+            for r, n in zip(requests_with_new_token, sizes, strict=True)
         ]
         return torch.tensor(sizes, dtype=torch.int32)
 

@@ -264,7 +264,7 @@ class LoopGuard:
             if not _LIST_MARKER.match(text[: match.end()].strip()):
                 return match.end()
             match = _BOUNDARY.search(text, match.end())  # "1." opens a list item; the sentence goes on
-        # Settled up to the trailing run of boundary characters: a later delta can only complete a match there.
+        # Settled up to the trailing boundary characters: only there can a later delta complete a match.
         end = len(text)
         while end > start and text[end - 1] in _BOUNDARY_CHARS:
             end -= 1

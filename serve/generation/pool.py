@@ -67,7 +67,8 @@ def assign(key: str, members: Sequence[PoolMember]) -> PoolMember:
 
 
 class GeneratorPool:
-    """Implements the Generator protocol over its members."""
+    """Implements the Generator protocol over its members, and VariantRouting (its members are the
+    variants)."""
 
     def __init__(self, members: list[PoolMember]) -> None:
         if not members or not any(m.weight > 0 for m in members):
@@ -109,6 +110,14 @@ class GeneratorPool:
                 f"no generator variant {name!r}; this server has {sorted(self._by_name)}",
                 param="x-csreply-variant",
             ) from None
+
+    # ------------------------------------------------------------- VariantRouting
+    @property
+    def engines(self) -> list[Generator]:
+        return [m.generator for m in self.members]
+
+    def check_variant(self, name: str) -> None:
+        self.member(name)
 
     def variant_for(self, affinity: str) -> str:
         return assign(affinity, self.members).name

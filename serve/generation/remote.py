@@ -172,7 +172,7 @@ class RemoteOpenAIGenerator:
         self._active += 1
         try:
             for upstream in self._ordered():
-                # half-open: one probe at a time; the rest of a burst goes to the next upstream (or fails fast)
+                # half-open: one probe at a time; the rest of a burst tries the next upstream or fails fast
                 probe = upstream.breaker.is_open
                 if not upstream.breaker.admit():
                     continue

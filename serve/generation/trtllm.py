@@ -1,6 +1,6 @@
-"""`trtllm` generator: the TensorRT-LLM 1.2 LLM API (every keyword is checked against tests/data/trtllm_api.json
-by tests/unit/generation/test_trtllm_conformance.py; docs/gpu.md lists the upstream files each behaviour was
-read in).
+"""`trtllm` generator: the TensorRT-LLM 1.2 LLM API (every keyword is checked against
+tests/data/trtllm_api.json by tests/unit/generation/test_trtllm_conformance.py; docs/gpu.md lists the upstream
+files each behaviour was read in).
 
 * engine flow: `tensorrt_llm._tensorrt_engine.LLM(engine_dir, tokenizer=hf_dir)`, after comparing the
   engine's csreply-engine.json with the running GPU and library versions;
@@ -108,7 +108,7 @@ def llm_kwargs(preset: LlmBuildConfig, serve_dir: Path) -> dict[str, Any]:
         "enable_chunked_prefill": preset.runtime.enable_chunked_prefill,
     }
     b = preset.build
-    # One MPI worker per rank, spawned by the LLM API; on the engine flow these must equal the engine's mapping.
+    # One MPI worker per rank, spawned by the LLM API; on the engine flow they must equal the engine's mapping
     if b.tp_size > 1:
         kwargs["tensor_parallel_size"] = b.tp_size
     if b.pp_size > 1:
@@ -182,7 +182,7 @@ class TrtllmGenerator:
         self,
         preset: LlmBuildConfig,
         cache_dir: Path,
-        module: ModuleType | None = None,
+        module: Any | None = None,  # tensorrt_llm, or a test double with its names
         compute_capability: str | None = None,
         visible_gpus: int | None = None,
     ) -> None:
@@ -271,8 +271,8 @@ class TrtllmGenerator:
             or len(prompt_ids) > self.preset.build.max_input_len
         ):
             raise ContextLengthExceeded(
-                f"the prompt takes {len(prompt_ids)} tokens and max_tokens is {request.max_new_tokens}; the engine "
-                f"allows {self.preset.build.max_input_len} input and {limit} total tokens",
+                f"the prompt takes {len(prompt_ids)} tokens and max_tokens is {request.max_new_tokens}; the "
+                f"engine allows {self.preset.build.max_input_len} input and {limit} total tokens",
                 param="max_tokens",
             )
         if request.request_id in self._active:

@@ -23,7 +23,7 @@ from serve.knowledge.entries import (
     render,
     sentences,
 )
-from serve.retrieval.index import Hit, HybridIndex, View, Weights
+from serve.retrieval.index import DEFAULT_WEIGHTS, Hit, HybridIndex, View, Weights
 from serve.retrieval.vectors import Embed, build_index
 from serve.taxonomy import DOMAINS
 
@@ -51,7 +51,7 @@ class KnowledgeBase:
         embed: Embed | None = None,
         space: str | None = None,
         vectors_dir: Path | None = None,
-        weights: Weights = Weights(),
+        weights: Weights = DEFAULT_WEIGHTS,
     ) -> None:
         started = time.perf_counter()
         self.digest = loaded.digest
@@ -118,7 +118,7 @@ class KnowledgeBase:
         k: int = 5,
         intents: dict[str, float] | None = None,
     ) -> list[KnowledgeHit]:
-        """The best `k` entries; `intents`: the router's probabilities, which favour entries of likely intents."""
+        """The best `k` entries; `intents`: the router's probabilities (favouring likely intents' entries)."""
         index = self._index.get((domain, lang))
         if index is None:
             return []

@@ -84,7 +84,8 @@ def _check(args: argparse.Namespace, settings: Settings | None) -> int:
         return 1
     counts = Counter((e.domain, e.lang) for e in loaded.entries)
     print(
-        f"knowledge base {root}: {len(loaded.entries)} entries in {loaded.files} files, digest {loaded.digest}"
+        f"knowledge base {root}: {len(loaded.entries)} entries in {loaded.files} files, digest "
+        f"{loaded.digest}"
     )
     for (domain, lang), n in sorted(counts.items()):
         print(f"  {domain}/{lang}: {n} entries")
@@ -155,7 +156,8 @@ def build_indexes(settings: Settings, root: Path | None = None) -> None:
     vectors = "with the router's sentence vectors" if base.dense else "lexical only (no router vectors)"
     print(
         f"indexed {base.size} knowledge entries and {selector.size} bank replies {vectors} in "
-        f"{time.perf_counter() - started:.1f} s (knowledge digest {base.digest}; cache {settings.vectors_dir})"
+        f"{time.perf_counter() - started:.1f} s (knowledge digest {base.digest}; cache "
+        f"{settings.vectors_dir})"
     )
 
 
@@ -211,8 +213,8 @@ def _search(args: argparse.Namespace, settings: Settings | None) -> int:
     for r in rows:
         mark = "*" if r["answers"] else " "
         print(
-            f"{mark} {r['score']:.3f}  {r['id']}  ({r['title']})  bm25 {r['bm25']:.2f} covered {r['covered']:.2f}"
-            f" dense {r['dense'] if r['dense'] is not None else '-'}"
+            f"{mark} {r['score']:.3f}  {r['id']}  ({r['title']})  bm25 {r['bm25']:.2f} covered "
+            f"{r['covered']:.2f} dense {r['dense'] if r['dense'] is not None else '-'}"
         )
     if rows and rows[0]["answers"]:
         print(f"\nreply: {rows[0]['text']}")
@@ -242,6 +244,7 @@ def _reload(args: argparse.Namespace) -> int:
         return 1
     body = response.json()
     print(
-        f"reloaded: {body.get('entries')} entries, digest {body.get('previous_digest')} -> {body.get('digest')}"
+        f"reloaded: {body.get('entries')} entries, digest {body.get('previous_digest')} -> "
+        f"{body.get('digest')}"
     )
     return 0

@@ -52,7 +52,10 @@ def rows(points: list[dict[str, Any]]) -> list[list[str]]:
 
 def table(points: list[dict[str, Any]]) -> str:
     lines = ["".join(f"{name:>{width}}" for name, width in COLUMNS)]
-    lines += ["".join(f"{cell:>{width}}" for cell, (_, width) in zip(row, COLUMNS)) for row in rows(points)]
+    lines += [
+        "".join(f"{cell:>{width}}" for cell, (_, width) in zip(row, COLUMNS, strict=True))
+        for row in rows(points)
+    ]
     return "\n".join(lines)
 
 

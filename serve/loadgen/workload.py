@@ -1,4 +1,4 @@
-"""What the load generator sends: prompts (random text of a given length, or our reply sets) as request bodies."""
+"""What the load generator sends: prompts (random text of a given length, or our reply sets) as bodies."""
 
 from __future__ import annotations
 

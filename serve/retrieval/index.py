@@ -65,6 +65,9 @@ class Weights:
         return w / w.sum()
 
 
+DEFAULT_WEIGHTS = Weights()  # the tuned weights; one frozen instance is every index's default
+
+
 @dataclass(frozen=True, slots=True)
 class View:
     item: int
@@ -87,7 +90,7 @@ class HybridIndex:
         views: Sequence[View],
         vectors: np.ndarray | None = None,
         projection: np.ndarray | None = None,
-        weights: Weights = Weights(),
+        weights: Weights = DEFAULT_WEIGHTS,
     ) -> None:
         """`vectors`: one L2-normalised row per view (or None: lexical only); `projection`: the fitted map."""
         import bm25s

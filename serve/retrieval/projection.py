@@ -29,8 +29,8 @@ def contrastive_step(
 ) -> tuple[float, np.ndarray]:
     """InfoNCE loss of one batch and its gradient with respect to `weight`.
 
-    a_i = norm(anchors_i W), b_j = norm(positives_j W), s_ij = a_i.b_j / t; pairs marked in `same` (other texts
-    of the same item, off the diagonal) are left out; loss = mean_i(logsumexp_j s_ij - s_ii)."""
+    a_i = norm(anchors_i W), b_j = norm(positives_j W), s_ij = a_i.b_j / t; pairs marked in `same` (other
+    texts of the same item, off the diagonal) are left out; loss = mean_i(logsumexp_j s_ij - s_ii)."""
     p, q = anchors @ weight, positives @ weight
     p_norm = np.maximum(np.linalg.norm(p, axis=1, keepdims=True), 1e-8)
     q_norm = np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-8)

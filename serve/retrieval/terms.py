@@ -10,11 +10,12 @@ from functools import lru_cache
 
 _LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-# Function words that match everything; content words such as "not", "no" and "why" stay (they change the ask).
+# Function words match everything; content words such as "not", "no" and "why" stay (they change the ask).
 _EN_STOP = frozenset(
-    "a an the and or of to in on at for from by with is are was were be been am do does did i me my you your it its "
-    "this that these those we us our they them their he she his her there here as so if than then just can could "
-    "would will shall should may might have has had get got im i'm ive i've youre you're pls please hi hello hey "
+    "a an the and or of to in on at for from by with is are was were be been am do does did i me my you your "
+    "it its this that these those we us our they them their he she his her there here as so if than then "
+    "just can could would will shall should may might have has had get got im i'm ive i've youre you're pls "
+    "please hi hello hey "
     "thanks thank ok okay u ur".split()
 )
 _ZH_STOP = frozenset("的了吗呢啊吧呀哦么嘛是在我你他她它们这那有和与及或就都也还很请问您亲哈嗯呃啦")

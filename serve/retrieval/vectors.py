@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from serve.retrieval.index import HybridIndex, View, Weights
+from serve.retrieval.index import DEFAULT_WEIGHTS, HybridIndex, View, Weights
 
 logger = logging.getLogger(__name__)
 
@@ -106,11 +106,11 @@ def build_index(
     embed: Embed | None,
     space: str | None,
     vectors_dir: Path | None,
-    weights: Weights = Weights(),
+    weights: Weights = DEFAULT_WEIGHTS,
 ) -> HybridIndex:
-    """The hybrid index over items (the knowledge base's entries, the reply bank's replies): item i is found by
-    its key texts `keys[i]` (title and questions, situation and examples) and its body `bodies[i]`, lexically and,
-    when `embed` gives vectors, densely."""
+    """The hybrid index over items (the knowledge base's entries, the reply bank's replies): item i is found
+    by its key texts `keys[i]` (title and questions, situation and examples) and its body `bodies[i]`,
+    lexically and, when `embed` gives vectors, densely."""
     views = [View(i, text, "key") for i, texts in enumerate(keys) for text in texts]
     views += [View(i, body, "body") for i, body in enumerate(bodies)]
     vectors, projection = index_vectors(

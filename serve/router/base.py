@@ -32,7 +32,7 @@ class IntentResult:
     truncated: bool = False
     tokens: int = 0
     latency_ms: float = 0.0
-    # the message's sentence vector from the same pass (model backends only): knowledge and reply search use it
+    # the message's sentence vector from the same pass (model backends only), for knowledge and reply search
     embedding: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 

@@ -61,7 +61,7 @@ class TextEncoder:
         limit = self.max_length * _CHARS_PER_TOKEN_BOUND
         clipped = [normalize(t[: limit * 2])[:limit] for t in texts]
         encodings = self._tokenizer.encode_batch(clipped)
-        truncated = [bool(e.overflowing) or len(t) > limit for e, t in zip(encodings, texts)]
+        truncated = [bool(e.overflowing) or len(t) > limit for e, t in zip(encodings, texts, strict=True)]
         lengths = [len(e.ids) for e in encodings]
         width = max(pad_to or 0, max(lengths))
         ids = np.full((len(texts), width), self._pad_id, dtype=np.int64)

@@ -50,12 +50,16 @@ class FallbackRouter:
 
     @property
     def degraded(self) -> list[str]:
-        return [f"router:{b.name} circuit open" for b, br in zip(self.chain, self.breakers) if br.is_open]
+        return [
+            f"router:{b.name} circuit open"
+            for b, br in zip(self.chain, self.breakers, strict=True)
+            if br.is_open
+        ]
 
     async def classify(self, texts: list[str], top_k: int = 5) -> list[IntentResult]:
         last_error: Exception | None = None
         chain, breakers = self._members
-        for backend, breaker in zip(chain, breakers):
+        for backend, breaker in zip(chain, breakers, strict=True):
             now = time.monotonic()
             probe = breaker.is_open
             if not breaker.admit(now):  # open, or half-open with its one probe in flight: the next backend

@@ -9,6 +9,7 @@ import re
 import time
 import zlib
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ def _is_cjk(char: str) -> bool:
 
 
 def features(text: str) -> Counter[int]:
-    """Hashed features: character 2-4-grams over the padded text, single CJK characters, words and word pairs."""
+    """Hashed features: character 2-4-grams over the padded text, single CJK characters, words, word pairs."""
     t = normalize(text).lower()
     padded = f" {t} "
     grams: Counter[int] = Counter()
@@ -52,7 +53,7 @@ def features(text: str) -> Counter[int]:
         key = crc(w.encode(), prefix) % DIM
         grams[key] = get(key, 0) + 1
     prefix = _PREFIX["b:"]
-    for a, b in zip(words, words[1:]):
+    for a, b in pairwise(words):
         key = crc(f"{a} {b}".encode(), prefix) % DIM
         grams[key] = get(key, 0) + 1
     return grams
@@ -110,7 +111,7 @@ class LexicalRouter:
         probs = self.calibration.probabilities(self.head.logits(texts), texts)
         latency = round((time.perf_counter() - started) * 1000, 3)
         out = []
-        for text, row in zip(texts, probs):
+        for text, row in zip(texts, probs, strict=True):
             label, confidence, ranking, uncertain, reason = decide(row, self.labels, self.thresholds, top_k)
             out.append(
                 IntentResult(

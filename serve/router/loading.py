@@ -9,8 +9,8 @@ from serve.config import RouterSettings, Settings
 from serve.router.base import IntentClassifier, Thresholds
 from serve.router.encoding import TextEncoder
 from serve.router.fallback import FallbackRouter
-from serve.router.manifest import RouterManifest, read_manifest
 from serve.router.lexical import LexicalHead, LexicalRouter
+from serve.router.manifest import RouterManifest, read_manifest
 from serve.router.model import Calibration, ModelRouter, RouterSession
 from serve.router.rules import RulesRouter
 

@@ -35,7 +35,7 @@ class Calibration:
     oos_bias: float = 0.0
 
     def scores(self, logits: np.ndarray, texts: list[str]) -> np.ndarray:
-        """Temperature-scaled log-scores without the out-of-scope bias (softmax of these: calibrated probs)."""
+        """Temperature-scaled log-scores without the out-of-scope bias (their softmax: calibrated probs)."""
         if self.lexical is None or self.lexical_weight == 0:
             return logits.astype(np.float64) / self.temperature
         combined = ensemble_scores(logits, self.temperature, self.lexical.logits(texts), self.lexical_weight)
@@ -115,7 +115,7 @@ class ModelRouter:
         scored = await self.batcher.submit(texts)
         latency = (time.perf_counter() - started) * 1000
         results = []
-        for text, s in zip(texts, scored):
+        for text, s in zip(texts, scored, strict=True):
             label, confidence, ranking, uncertain, reason = decide(
                 s.probs, self.labels, self.thresholds, top_k
             )

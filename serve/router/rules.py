@@ -37,7 +37,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
         (r"\b(create|open|make|register) (a |an |new )*account\b", 2.0),
         (r"\b(close|delete|deactivate) (my )?account\b", 2.0),
         (
-            r"\b(change|update|edit) (my )?(name|email|e-mail|address|phone number|contact details|profile)\b",
+            r"\b(change|update|edit) (my )?(name|email|e-mail|address|phone number|contact details|"
+            r"profile)\b",
             2.0,
         ),
         (r"\b(newsletter|marketing|unsubscribe|promotional (emails|messages|sms))\b", 2.0),
@@ -61,7 +62,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     "billing_dispute": [
         (r"\b(charged|billed) (me )?(twice|double|two times|wrong|incorrectly|for something)\b", 3.0),
         (
-            r"\b(double|duplicate|unknown|unauthori[sz]ed|mystery|wrong|extra|hidden) (charge|fee|payment|deduction)s?\b",
+            r"\b(double|duplicate|unknown|unauthori[sz]ed|mystery|wrong|extra|hidden) (charge|fee|payment|"
+            r"deduction)s?\b",
             3.0,
         ),
         (r"\bdispute\b", 2.5),
@@ -79,7 +81,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
         (r"\b(card|transaction) (was |got |is )?(declined|rejected|failed)\b", 3.0),
         (r"\bcan'?t (pay|make a payment|checkout)\b", 2.0),
         (
-            r"\b(payment method|pay with|paypal|apple pay|google pay|instal?lments?|cash on delivery|\bcod\b|credit card|debit card)\b",
+            r"\b(payment method|pay with|paypal|apple pay|google pay|instal?lments?|cash on delivery|\bcod\b|"
+            r"credit card|debit card)\b",
             1.5,
         ),
         (r"\b(update|change|add|remove) (my )?(card|payment method|payment details)\b", 2.5),
@@ -98,7 +101,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "cancel_service": [
         (
-            r"\bcancel (my )?(subscription|contract|plan|line|service|membership|broadband|account with you|add.?on)\b",
+            r"\bcancel (my )?(subscription|contract|plan|line|service|membership|broadband|account with you|"
+            r"add.?on)\b",
             3.0,
         ),
         (r"\b(terminate|end|quit|leave|stop) (my )?(contract|subscription|service|plan|line)\b", 2.5),
@@ -123,7 +127,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "contact_human": [
         (
-            r"\b(human|real person|live agent|an agent|representative|operator|customer service|someone real)\b",
+            r"\b(human|real person|live agent|an agent|representative|operator|customer service|"
+            r"someone real)\b",
             2.5,
         ),
         (r"\b(talk|speak|chat) (to|with) (a |an |someone|somebody|your)", 1.5),
@@ -134,7 +139,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "app_website_issue": [
         (
-            r"\b(app|website|site|web ?page|page|portal|checkout page|cart|search)\b.*\b(crash|crashes|crashing|error|not working|won'?t load|doesn'?t load|broken|blank|stuck|freez|bug)",
+            r"\b(app|website|site|web ?page|page|portal|checkout page|cart|search)\b.*\b(crash|crashes|"
+            r"crashing|error|not working|won'?t load|doesn'?t load|broken|blank|stuck|freez|bug)",
             3.0,
         ),
         (r"\b(crash|crashes|crashing|error code|bug|glitch|404|500 error|keeps loading)\b", 1.5),
@@ -154,7 +160,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "out_of_scope": [
         (
-            r"\b(weather|recipe|poem|joke|capital of|movie|song|football|soccer|stock price|bitcoin|horoscope|translate)\b",
+            r"\b(weather|recipe|poem|joke|capital of|movie|song|football|soccer|stock price|bitcoin|"
+            r"horoscope|translate)\b",
             2.5,
         ),
         ("天气|菜谱|怎么做菜|写(一)?首诗|讲个?笑话|股票|比特币|电影|球赛|星座|翻译|数学题", 2.5),
@@ -174,7 +181,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "plan_change": [
         (
-            r"\b(upgrade|downgrade|change|switch|extend|renew) (my |the )?(plan|tariff|package|bundle|contract)\b",
+            r"\b(upgrade|downgrade|change|switch|extend|renew) (my |the )?(plan|tariff|package|bundle|"
+            r"contract)\b",
             3.0,
         ),
         (r"\b(new|cheaper|bigger|better|unlimited) (plan|tariff|package|bundle)\b", 2.0),
@@ -187,7 +195,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     "network_fault": [
         (r"\b(no (signal|service|network|coverage|internet)|emergency calls only|sos only)\b", 3.0),
         (
-            r"\b(signal|coverage|reception|internet|wifi|wi-fi|broadband|connection|data|4g|5g|lte|router|hotspot)\b.*\b(slow|down|drop|dropping|not working|weak|keeps|outage|disconnect|lost|poor|bad)",
+            r"\b(signal|coverage|reception|internet|wifi|wi-fi|broadband|connection|data|4g|5g|lte|router|"
+            r"hotspot)\b.*\b(slow|down|drop|dropping|not working|weak|keeps|outage|disconnect|lost|poor|bad)",
             2.5,
         ),
         (r"\b(dropped calls|calls (keep )?drop|can'?t make calls|mms)\b", 2.5),
@@ -200,7 +209,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "roaming_international": [
         (
-            r"\b(roaming|abroad|overseas|international|travel(l)?ing to|trip to|while in [A-Z]|country code)\b",
+            r"\b(roaming|abroad|overseas|international|travel(l)?ing to|trip to|while in [A-Z]|"
+            r"country code)\b",
             3.0,
         ),
         ("漫游|出国|境外|国外|国际长途|港澳台|出境", 3.0),
@@ -220,7 +230,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
         (r"\bwhere('?s| is) (my )?(order|parcel|package|delivery|stuff)\b", 3.0),
         (r"\b(track|tracking)( number| my| the)?\b", 2.5),
         (
-            r"\b(when will|when does|when is) (my )?(order|parcel|package|it)\b.*\b(arrive|come|ship|deliver)",
+            r"\b(when will|when does|when is) (my )?(order|parcel|package|it)\b.*\b(arrive|come|ship|"
+            r"deliver)",
             2.5,
         ),
         (r"\border status\b|\bhas (my order|it) (shipped|been sent)\b|\bestimated delivery\b", 2.5),
@@ -231,11 +242,13 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "delivery_problem": [
         (
-            r"\b(late|delayed|lost|missing|never arrived|didn'?t arrive|not arrived|wrong item|wrong size|damaged|broken|crushed|smashed)\b.*\b(order|parcel|package|item|delivery|box)\b",
+            r"\b(late|delayed|lost|missing|never arrived|didn'?t arrive|not arrived|wrong item|wrong size|"
+            r"damaged|broken|crushed|smashed)\b.*\b(order|parcel|package|item|delivery|box)\b",
             2.5,
         ),
         (
-            r"\b(order|parcel|package|item|delivery|box)\b.*\b(late|delayed|lost|missing|never arrived|damaged|broken|crushed|wrong)\b",
+            r"\b(order|parcel|package|item|delivery|box)\b.*\b(late|delayed|lost|missing|never arrived|"
+            r"damaged|broken|crushed|wrong)\b",
             2.5,
         ),
         (r"\bmarked (as )?delivered\b|\bnot received\b|\bsomething missing\b", 3.0),
@@ -251,7 +264,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "order_modify": [
         (
-            r"\b(change|modify|edit|update|switch)\b.*\b(order|shipping address|delivery address|size|colou?r|quantity)\b",
+            r"\b(change|modify|edit|update|switch)\b.*\b(order|shipping address|delivery address|size|"
+            r"colou?r|quantity)\b",
             2.5,
         ),
         (r"\b(add|remove) (an? )?(item|product)\b.*\border\b|\bexpress (shipping|delivery) instead\b", 2.5),
@@ -259,7 +273,8 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "return_exchange": [
         (
-            r"\b(return|send back|exchange|swap|replace)\b.*\b(item|product|order|it|shoes|dress|shirt|size)?\b",
+            r"\b(return|send back|exchange|swap|replace)\b.*\b(item|product|order|it|shoes|dress|shirt|"
+            r"size)?\b",
             2.0,
         ),
         (r"\breturn policy\b|\bwarranty\b|\brepair\b|\bguarantee\b|\brma\b", 2.5),
@@ -272,14 +287,16 @@ RULES: dict[str, list[tuple[str, float]]] = {
     ],
     "promo_coupon_pricing": [
         (
-            r"\b(coupon|promo|promotion|discount|voucher code|code|price match|price protection|price drop|sale price|referral)\b",
+            r"\b(coupon|promo|promotion|discount|voucher code|code|price match|price protection|price drop|"
+            r"sale price|referral)\b",
             2.5,
         ),
         ("优惠券|优惠码|满减|折扣|打折|价保|保价|降价|差价|促销|红包|返现|推荐奖励|邀请码", 3.0),
     ],
     "product_presales_inquiry": [
         (
-            r"\b(in stock|available|availability|specs|specifications|how much (is|does)|price of|cost of|does it come in|ship to|shipping (cost|options|fee))\b",
+            r"\b(in stock|available|availability|specs|specifications|how much (is|does)|price of|cost of|"
+            r"does it come in|ship to|shipping (cost|options|fee))\b",
             2.5,
         ),
         (r"\b(do you (sell|have|ship)|can i (buy|order)|how (do|can) i (order|buy|place an order))\b", 2.5),

@@ -5,8 +5,8 @@ tags): `set_input_shape` (its False return, a shape outside the optimisation pro
 naming the shape), `set_tensor_address`, `execute_async_v3` on a CUDA stream of this session's own: on the
 legacy default stream TensorRT adds device-wide synchronisations (the binding's docstring says so). Device
 buffers are torch CUDA tensors allocated and copied on that stream. Inputs shorter than the profile's minimum
-sequence are padded (attention mask 0, so mean pooling ignores them); batches larger than the profile's maximum
-are split.
+sequence are padded (attention mask 0, so mean pooling ignores them); batches larger than the profile's
+maximum are split.
 
 One IExecutionContext holds the input shapes and tensor addresses of the call under way, and it is not
 thread-safe, so every call (shapes, addresses, enqueue and the read-back that waits for the stream) runs under
@@ -23,7 +23,6 @@ import json
 import logging
 import threading
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
@@ -112,7 +111,7 @@ class TensorRTSession:
         self,
         router_dir: Path,
         device: str = "cuda",
-        trt: ModuleType | None = None,
+        trt: Any | None = None,  # the tensorrt module, or a test double with its names
         compute_capability: str | None = None,
         buffers: DeviceBuffers | None = None,
     ) -> None:
@@ -156,7 +155,7 @@ class TensorRTSession:
         self._output_dtype = _numpy_dtype(trt, self.engine.get_tensor_dtype(self._logits))
 
     def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> tuple[np.ndarray, None]:
-        """Logits only: the knowledge base searches with the ONNX router's vectors (same build), or lexically."""
+        """Logits only: knowledge search uses the ONNX router's vectors (same build) or searches lexically."""
         return self.logits(input_ids, attention_mask), None
 
     def logits(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
@@ -196,7 +195,7 @@ class TensorRTSession:
         return self.buffers.to_host(device[self._logits])
 
 
-def _numpy_dtype(trt: ModuleType, dtype: Any) -> str:
+def _numpy_dtype(trt: Any, dtype: Any) -> str:
     mapping = {trt.DataType.FLOAT: "float32", trt.DataType.HALF: "float16"}
     if dtype not in mapping:
         raise EngineMismatch(f"unexpected TensorRT output dtype {dtype}")

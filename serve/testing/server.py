@@ -1,4 +1,4 @@
-"""TEST/BENCHMARK ONLY: the real server (same app, same uvicorn settings as `csreply run`) with a chosen engine.
+"""TEST/BENCHMARK ONLY: the real server (same app and uvicorn settings as `csreply run`) with a chosen engine.
 
     python -m serve.testing.server --engine zero-cost --port 8123 [--workers N]
     python -m serve.testing.server --engine hf --port 8123      # the configured engine, as `csreply run`

@@ -14,7 +14,7 @@ from serve.errors import GenerationFailed
 from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.conftest import sse_json
 from tests.fakes import ScriptedFakeGenerator
-
+from tests.waiting import until
 
 URL = "/v1/chat/completions"
 
@@ -72,7 +72,7 @@ async def test_n_choices_each_get_their_own_stream_and_seed(
     finishes = [e for e in events if e["choices"] and e["choices"][0]["finish_reason"]]
     assert sorted(e["choices"][0]["index"] for e in finishes) == [0, 1, 2]
     assert events[-1]["usage"]["completion_tokens"] == 15
-    assert sorted(r.seed for r in fake_generator.requests) == [10, 11, 12]
+    assert sorted(r.seed if r.seed is not None else -1 for r in fake_generator.requests) == [10, 11, 12]
 
 
 async def test_sampling_parameters_reach_the_engine(
@@ -168,8 +168,7 @@ async def test_overload_returns_429_with_retry_after(settings, fake_generator, c
         return await client.post(URL, json=body(stream=True))
 
     holders = [asyncio.create_task(open_stream()) for _ in range(limit)]
-    while len(fake_generator.started) < limit:
-        await asyncio.sleep(0)
+    await until(lambda: len(fake_generator.started) >= limit, every=0)
     response = await client.post(URL, json=body())
     assert response.status_code == 429
     assert response.headers["retry-after"] == "1"

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from serve.config import ReplySettings
-from serve.generation.base import GenerationChunk, GenerationRequest
+from serve.generation.base import FinishReason, GenerationChunk, GenerationRequest
 from serve.generation.loop_guard import LOOP, LoopGuard
 from serve.prompts import PromptLibrary
 from tests.api.test_reply import events_of, make_settings, open_client
@@ -29,7 +29,7 @@ LEAD = "You're on the Flex 5GB plan and have 1.4 GB of data left this month."
 MORE = "You can add a data pack in the app under My plan > Add-ons."
 
 
-def words(text: str, reason: str = "stop") -> list[GenerationChunk]:
+def words(text: str, reason: FinishReason = "stop") -> list[GenerationChunk]:
     parts = text.split(" ")
     return [
         *(GenerationChunk(w + " ") for w in parts[:-1]),

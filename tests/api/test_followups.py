@@ -1,4 +1,5 @@
-"""Follow-ups that only make sense in their conversation keep its intent and language (real default router)."""
+"""Follow-ups that only make sense in their conversation keep its intent and language (real default
+router)."""
 
 from __future__ import annotations
 

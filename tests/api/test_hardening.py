@@ -22,6 +22,7 @@ from serve.logsetup import JsonFormatter
 from serve.router.base import IntentResult
 from tests.conftest import GENERATED_ONLY, REPO, parse_sse, sse_json
 from tests.fast_engine import FastTestEngine
+from tests.waiting import until
 
 CHAT = "/v1/chat/completions"
 DOCS = REPO / "docs"
@@ -141,11 +142,13 @@ async def test_queue_is_fifo_then_429_with_retry_after(fast) -> None:
         )
         for _ in range(4)
     ]
-    while len(engine.running) < 4:
-        await asyncio.sleep(0.01)
+    await until(lambda: len(engine.running) >= 4)
     queued = [asyncio.create_task(client.post(CHAT, json=chat("q"))) for _ in range(2)]
-    while (await client.get("/ready")).json()["waiting"] < 2:
-        await asyncio.sleep(0.01)
+
+    async def two_waiting() -> bool:
+        return bool((await client.get("/ready")).json()["waiting"] >= 2)
+
+    await until(two_waiting)
     refused = await client.post(CHAT, json=chat("one too many"))
     assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
     assert "queued" in refused.json()["error"]["message"]
@@ -302,7 +305,7 @@ async def test_unsupported_openai_fields_are_400s_naming_them(fast) -> None:
         ("functions", [{"name": "f"}]),
         ("logit_bias", {"50256": -100}),
     ]:
-        r = await client.post(CHAT, json=chat(**{field: value}))
+        r = await client.post(CHAT, json={**chat(), field: value})
         assert r.status_code == 400, field
         assert field in r.json()["error"]["message"]
     both = await client.post(CHAT, json=chat(tools=[{"type": "function"}], logprobs=True))

@@ -22,7 +22,8 @@ NEW_ENTRY = """
     title: Drone delivery trial
     questions: [do you deliver parcels by drone, is there a drone delivery in my town]
     text: >-
-      Drone delivery is a trial in Lakeside only, for parcels up to 2 kg, and you can choose it at checkout there.
+      Drone delivery is a trial in Lakeside only, for parcels up to 2 kg, and you can choose it at checkout
+      there.
 """
 DRONE = "do you deliver parcels by drone?"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -32,11 +33,11 @@ def fixed_reply(request: GenerationRequest) -> list[GenerationChunk]:
     ]
 
 
-def make_settings(tmp_path: Path, **sections: object) -> Settings:
+def make_settings(tmp_path: Path, **sections: Any) -> Settings:
     """The generated-reply path, which these tests exercise: no knowledge-base answers, no bank replies in
     place of generated ones (tests/api/test_reply_routes.py covers those routes)."""
     router_dir = default_router_dir()
-    base: dict[str, object] = {
+    base: dict[str, Any] = {
         "cache_dir": tmp_path,
         "generator": GeneratorSettings(warmup=False, max_model_len=2048),
         "router": RouterSettings(router_dir=router_dir),

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from serve.config import ReplySettings
-from serve.generation.base import GenerationChunk, GenerationRequest
+from serve.generation.base import FinishReason, GenerationChunk, GenerationRequest
 from tests.api.test_reply import events_of, make_settings, open_client
 from tests.fakes import ScriptedFakeGenerator
 
@@ -20,7 +20,7 @@ GOOD = "Open the app and go to My plan > Roaming. Switch roaming on before you t
 LOOP_SENTENCE = " You can also check the data allowance in the app's home screen or dialing *100#."
 
 
-def words(text: str, reason: str) -> list[GenerationChunk]:
+def words(text: str, reason: FinishReason) -> list[GenerationChunk]:
     parts = text.split(" ")
     chunks = [GenerationChunk(w + " ") for w in parts[:-1]]
     return [*chunks, GenerationChunk(parts[-1], reason, prompt_tokens=40, completion_tokens=len(parts))]

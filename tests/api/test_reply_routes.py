@@ -161,8 +161,9 @@ async def test_a_complaint_that_also_matches_a_policy_entry_gets_the_situation_r
 
 # ------------------------------------------------------------------------------- knowledge
 async def test_a_question_the_knowledge_base_answers_is_answered_from_it_and_cited(tmp_path: Path) -> None:
-    async for client, engine in client_with(
-        tmp_path, {COURIER_Q: ("product_presales_inquiry", 0.95)}, reply_bank=False
+    engine = ScriptedFakeGenerator(script=fixed_reply)
+    async for client, _ in client_with(
+        tmp_path, {COURIER_Q: ("product_presales_inquiry", 0.95)}, engine, reply_bank=False
     ):
         reply = await turn(client, COURIER_Q)
     assert reply["intent"]["route"] == "knowledge"
@@ -193,11 +194,12 @@ async def test_an_unsure_reading_of_a_short_message_asks_and_a_long_one_is_ackno
 ) -> None:
     short = "is it the same one?"
     long = (
-        "I ordered two things last week and one came yesterday but the other one is still not here and nobody "
-        "told me anything about it, what is going on"
+        "I ordered two things last week and one came yesterday but the other one is still not here and "
+        "nobody told me anything about it, what is going on"
     )
     answers = {short: ("order_tracking", 0.3), long: ("order_tracking", 0.3)}
-    async for client, engine in client_with(tmp_path, answers, reply_bank=False):
+    engine = ScriptedFakeGenerator(script=fixed_reply)
+    async for client, _ in client_with(tmp_path, answers, engine, reply_bank=False):
         asked = await turn(client, short)
         answered = await turn(client, long)
     assert asked["intent"]["route"] == "clarify"
@@ -234,7 +236,8 @@ async def test_a_reply_never_asks_again_for_the_number_the_customer_already_gave
     complaint = "第一次买鞋就出事了，鞋底不平整，左脚鞋整个不对称，订单号：QT2011081529836"
     unsure = "the parcel from order 113400280648 is still not here and nobody has told me anything about why"
     answers = {complaint: ("complaint_feedback", 0.95), unsure: ("order_tracking", 0.3)}
-    async for client, engine in client_with(tmp_path, answers, reply_bank=False):
+    engine = ScriptedFakeGenerator(script=fixed_reply)
+    async for client, _ in client_with(tmp_path, answers, engine, reply_bank=False):
         canned = await turn(client, complaint)
         acknowledged = await turn(client, unsure)
     assert canned["intent"]["route"] == "canned"

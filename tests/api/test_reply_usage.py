@@ -6,7 +6,7 @@ remote and TensorRT-LLM engines send them when the reader is behind)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,17 +17,18 @@ from fastapi import FastAPI
 
 from serve.app import create_app
 from serve.config import ReplySettings
-from serve.generation.base import GenerationChunk, GenerationRequest
+from serve.generation.base import FinishReason, GenerationChunk, GenerationRequest
 from tests.api.test_reply import events_of, make_settings
 from tests.api.test_reply_guards import GOOD, LOOP_SENTENCE
-from tests.api.test_suggest import call_and_leave, metrics, sample, until
+from tests.api.test_suggest import call_and_leave, metrics, sample
 from tests.fakes import ScriptedFakeGenerator
+from tests.waiting import until
 
 ROAMING = {"domain": "telecom", "message": "How do I turn on roaming for my trip?"}
 TOKENS_PER_CHUNK = 3
 
 
-def multi_token(text: str, reason: str) -> list[GenerationChunk]:
+def multi_token(text: str, reason: FinishReason) -> list[GenerationChunk]:
     """One chunk per word, each carrying 3 tokens; the final chunk has the engine's own total."""
     parts = text.split(" ")
     chunks = [GenerationChunk(w + " ", tokens=TOKENS_PER_CHUNK) for w in parts[:-1]]
@@ -57,7 +58,7 @@ class CountingTestEngine(ScriptedFakeGenerator):
 
     handed_chunks: list[GenerationChunk] = field(default_factory=list)
 
-    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+    async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         async for chunk in super().generate(request):
             self.handed_chunks.append(chunk)
             yield chunk
@@ -102,8 +103,8 @@ async def test_usage_and_metrics_count_the_tokens_of_every_chunk(client, engine,
 
 
 def held(tokens: int | None) -> list[GenerationChunk]:
-    """A first chunk of one sentence and the next word (`tokens` tokens, or not said: counted as one), then the
-    rest; the tests hold the engine after the first chunk."""
+    """A first chunk of one sentence and the next word (`tokens` tokens, or not said: counted as one), then
+    the rest; the tests hold the engine after the first chunk."""
     return [
         GenerationChunk("Open the app and go to My plan. Then ", tokens=tokens)
         if tokens

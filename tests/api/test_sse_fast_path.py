@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from starlette.types import Message
 
 from serve.api.chunks import ChunkTemplates
 from serve.api.schemas import ChatCompletionChunk, ChunkChoice, Delta, Usage
@@ -65,7 +66,7 @@ class Client:
     """ASGI receive/send of a client that may leave after `leave_after` body frames."""
 
     def __init__(self, leave_after: int | None = None) -> None:
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Message] = []
         self.leave_after = leave_after
         self.left = asyncio.Event()
 
@@ -73,7 +74,7 @@ class Client:
         await self.left.wait()
         return {"type": "http.disconnect"}
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: Message) -> None:
         self.messages.append(message)
         bodies = [m for m in self.messages if m.get("body")]
         if self.leave_after is not None and len(bodies) >= self.leave_after:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,12 +17,14 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from prometheus_client.parser import text_string_to_metric_families
+from starlette.types import Message
 
 from serve.app import create_app
 from serve.errors import GenerationFailed
 from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.api.test_reply import make_settings
 from tests.fakes import ScriptedFakeGenerator
+from tests.waiting import until
 
 SUGGEST = {"domain": "telecom", "message": "How do I turn on roaming for my trip?", "n": 3}
 
@@ -36,7 +38,7 @@ class HeldTestEngine(ScriptedFakeGenerator):
     release: asyncio.Event = field(default_factory=asyncio.Event)
     fail_first: bool = False
 
-    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+    async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         index = len(self.started)
         self.started.append(request.request_id)
         self.requests.append(request)
@@ -44,8 +46,7 @@ class HeldTestEngine(ScriptedFakeGenerator):
         try:
             yield GenerationChunk("Open My plan ")
             if self.fail_first and index == 0:
-                while len(self.started) < 3:
-                    await asyncio.sleep(0.01)
+                await until(lambda: len(self.started) >= 3)
                 raise GenerationFailed("engine died mid-stream")
             await self.release.wait()
             yield GenerationChunk("> Roaming.", "stop", prompt_tokens=20, completion_tokens=5)
@@ -88,14 +89,6 @@ async def metrics(client: httpx.AsyncClient) -> str:
     return (await client.get("/metrics")).text
 
 
-async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(wait(), timeout)
-
-
 async def nothing_left_running(client: httpx.AsyncClient, engine: HeldTestEngine) -> None:
     ready = (await client.get("/ready")).json()
     assert ready["in_flight"] == 0 and ready["waiting"] == 0  # the admission slot came back
@@ -136,11 +129,11 @@ async def test_the_drain_stops_a_suggest_with_503(app, client, engine) -> None:
 
 async def call_and_leave(
     app: FastAPI, path: str, payload: dict[str, Any], leave: asyncio.Event
-) -> list[dict]:
+) -> list[Message]:
     """One request through the whole ASGI stack (middleware included) from a client that disconnects when
     `leave` is set."""
     body = json.dumps(payload).encode()
-    sent: list[dict] = []
+    sent: list[Message] = []
     delivered = False
 
     async def receive() -> dict[str, Any]:
@@ -151,7 +144,7 @@ async def call_and_leave(
         await leave.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
     scope = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from serve.generation.base import ChatMessage, GenerationRequest
+from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest
 from serve.generation.loop_guard import LoopGuard, repeated_ngram
 from serve.testing.zero_cost import SENTENCE_WORDS, TOKEN_CHARS, ZeroCostTestGenerator
 
@@ -18,18 +18,20 @@ async def read(
     engine: ZeroCostTestGenerator, rid: str, tokens: int, lag_turns: int = 0
 ) -> tuple[str, int, list]:
     """Text, chunk count and the final chunk; `lag_turns` loop turns between reads (a slow reader)."""
-    text, chunks, last = "", 0, None
+    text, chunks = "", 0
+    last: GenerationChunk | None = None
     async for chunk in engine.generate(request(rid, tokens)):
         text, chunks, last = text + chunk.text, chunks + 1, chunk
         for _ in range(lag_turns):
             await asyncio.sleep(0)
+    assert last is not None, "the stream ended without a chunk"
     return text, chunks, [last.finish_reason, last.prompt_tokens, last.completion_tokens]
 
 
 async def test_every_request_gets_exactly_its_tokens_and_usage() -> None:
     engine = ZeroCostTestGenerator(token=" t")
     results = await asyncio.gather(*(read(engine, f"r{i}", n) for i, n in enumerate((1, 7, 50))))
-    for (text, _, final), n in zip(results, (1, 7, 50)):
+    for (text, _, final), n in zip(results, (1, 7, 50), strict=True):
         assert text == " t" * n
         assert final == ["length", engine.prompt_tokens, n]
     assert engine.stats().active_requests == 0 and engine.stats().requests_total == 3

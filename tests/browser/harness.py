@@ -21,8 +21,8 @@ import uvicorn
 from serve.app import create_app
 from serve.config import load_settings
 from serve.errors import GenerationFailed
-from serve.logsetup import configure_logging
 from serve.generation.base import GenerationChunk, GenerationRequest, Generator
+from serve.logsetup import configure_logging
 from serve.services import hf_generator
 
 Scope = dict[str, Any]
@@ -88,12 +88,12 @@ class ReadinessGateDouble:
             return
         if not self.ready and (path == "/ready" or path.startswith("/v1/")):
             error = "the model is still loading (test double)"
-            body = (
+            payload: dict[str, Any] = (
                 {"ready": False, "error": error}
                 if path == "/ready"
                 else {"error": {"type": "backend_unavailable", "message": error, "param": None}}
             )
-            await self._json(send, 503, body)
+            await self._json(send, 503, payload)
             return
         if path == "/v1/reply" and self.drop_after is not None:
             await self._serve_then_drop(scope, receive, send, self.drop_after)

@@ -1,10 +1,10 @@
-"""Write tests/data/trtllm_api.json: the TensorRT-LLM 1.2.1 / TensorRT 10 names the GPU code is checked against.
+"""Write tests/data/trtllm_api.json: the TensorRT-LLM 1.2.1 / TensorRT 10 names the GPU code must match.
 
 The conformance tests must run from the project alone, so the facts they need (field names of the LLM API
 classes, enum values, defaults that matter, command-line flags, TensorRT 10 names) are kept in a compact data
 file in the project. This script regenerates it from a reference directory holding `trtllm.md` and
-`trtllm_api/extracted/*.yaml` (the team's transcription of the upstream sources; on the team's machines that is
-../shared/reference):
+`trtllm_api/extracted/*.yaml` (the team's transcription of the upstream sources; on the team's machines that
+is ../shared/reference):
 
     python tests/conformance/write_trtllm_api.py --reference DIR [--out tests/data/trtllm_api.json]
 
@@ -18,6 +18,7 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -48,7 +49,7 @@ DEFAULTS_OF_INTEREST = {
 }
 
 # Read in upstream NVIDIA/TensorRT-LLM sources, not in the reference directory.
-SUPPLEMENT = {
+SUPPLEMENT: dict[str, dict[str, Any]] = {
     "quantize.py": {
         "source": "examples/quantization/quantize.py @059c97c10c12 (argparse)",
         "flags": [
@@ -79,7 +80,9 @@ SUPPLEMENT = {
         "deprecated_but_accepted": ["--paged_kv_cache"],
     },
     "cuda_architectures": {
-        "source": "cpp/cmake/modules/cuda_configuration.cmake @1b846046ddf7 (default CMAKE_CUDA_ARCHITECTURES)",
+        "source": (
+            "cpp/cmake/modules/cuda_configuration.cmake @1b846046ddf7 (default CMAKE_CUDA_ARCHITECTURES)"
+        ),
         "sm": [80, 86, 89, 90, 100, 120],
     },
 }

@@ -19,8 +19,8 @@ from tests.conftest import REPO
 STARTUP_DEADLINE_S = 180
 
 # The environment form of tests.conftest.GENERATED_ONLY, for servers whose tests are about the generated-reply
-# path (streaming, cancellation, sessions): no knowledge-base answers, no reply-bank selections, and the embedded
-# SmolLM2 writes English replies (by default it writes none: test_reply_default_live.py covers that).
+# path (streaming, cancellation, sessions): no knowledge-base answers, no reply-bank selections, and the
+# embedded SmolLM2 writes English replies (by default it writes none: test_reply_default_live.py covers that).
 GENERATED_ONLY_ENV = {
     "CSREPLY_KNOWLEDGE__ENABLED": "false",
     "CSREPLY_REPLY__REPLY_BANK": "false",

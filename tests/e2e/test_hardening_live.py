@@ -7,6 +7,7 @@ import asyncio
 import json
 import signal
 import time
+from typing import Any
 
 import httpx
 
@@ -25,7 +26,7 @@ def body(text: str, max_tokens: int, **extra: object) -> dict[str, object]:
     }
 
 
-def terminated(text: str) -> dict[str, object]:
+def terminated(text: str) -> dict[str, Any]:
     """The last JSON chunk of a complete stream (which ended with [DONE])."""
     payloads = parse_sse(text)
     assert payloads and payloads[-1] == "[DONE]", text[-300:]
@@ -39,7 +40,7 @@ async def test_real_model_streams_under_concurrency_all_terminate_and_free_the_e
     semaphore = asyncio.Semaphore(concurrency)
     async with httpx.AsyncClient(base_url=live_server.url, timeout=300) as client:
 
-        async def one(i: int) -> dict[str, object]:
+        async def one(i: int) -> dict[str, Any]:
             async with semaphore:
                 r = await client.post(
                     CHAT,
@@ -75,7 +76,8 @@ async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_
                     break
             during = (await client.get("/ready")).json()["generator"]
         gone = time.perf_counter()  # leaving the block closes the connection
-        aborted_s = engine_s = None
+        aborted_s: float | None = None
+        engine_s: float | None = None
         while engine_s is None:
             stats = (await client.get("/ready")).json()["generator"]
             now = time.perf_counter() - gone
@@ -85,10 +87,11 @@ async def test_real_model_disconnect_frees_slot_and_kv_blocks_within_100ms(live_
                 engine_s = now  # the engine thread dropped it at its next batch step
             await asyncio.sleep(0.005)
         metrics = (await client.get("/metrics")).text
+    assert aborted_s is not None  # set before engine_s, which ended the loop
     print(
         f"real model: disconnect aborted in {aborted_s * 1000:.1f} ms, engine dropped it after "
-        f"{engine_s * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']} during, {stats['kv_blocks_used']} "
-        f"after (baseline {baseline['kv_blocks_used']})"
+        f"{engine_s * 1000:.1f} ms; KV blocks used {during['kv_blocks_used']} during, "
+        f"{stats['kv_blocks_used']} after (baseline {baseline['kv_blocks_used']})"
     )
     assert during["engine_running"] == 1 and during["kv_blocks_used"] > 0
     assert aborted_s < 0.1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from itertools import pairwise
 from typing import Any
 
 import httpx
@@ -82,11 +83,13 @@ async def test_stream_arrives_chunk_by_chunk_and_equals_the_non_streamed_reply(
     assert done
     assert content_of(events) == reference["choices"][0]["message"]["content"]
     content_times = [
-        t for e, t in zip(events, arrivals) if e["choices"] and e["choices"][0]["delta"].get("content")
+        t
+        for e, t in zip(events, arrivals, strict=True)
+        if e["choices"] and e["choices"][0]["delta"].get("content")
     ]
     assert len(content_times) >= 10
     # tokens are delivered as they are made, not in one burst at the end
-    gaps = [b - a for a, b in zip(content_times, content_times[1:])]
+    gaps = [b - a for a, b in pairwise(content_times)]
     assert content_times[-1] - content_times[0] > 0.3
     assert sum(g > 0.01 for g in gaps) >= len(gaps) // 2
     assert all(e["choices"][0]["finish_reason"] is None for e in events[:-2])

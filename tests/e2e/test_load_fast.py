@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import parse_sse
 from tests.e2e.conftest import LiveServer, stop_server
 from tests.e2e.fast_server import start_fast_server
+from tests.waiting import until
 
 TOKENS = 12
 CHAT = "/v1/chat/completions"
@@ -152,6 +153,14 @@ async def test_expired_deadline_ends_the_stream_with_timeout(fast_server) -> Non
         assert ready["generator"]["engine_running"] == 0  # the hung generations were aborted
 
 
+async def engine_running_at_least(client: httpx.AsyncClient, n: int) -> bool:
+    return bool((await client.get("/ready")).json()["generator"]["engine_running"] >= n)
+
+
+async def waiting_at_least(client: httpx.AsyncClient, n: int) -> bool:
+    return bool((await client.get("/ready")).json()["waiting"] >= n)
+
+
 async def test_disconnect_aborts_within_100ms_queued_or_running(tmp_path) -> None:
     server = start_fast_server(
         tmp_path / "s.log", env={"CSREPLY_ADMISSION__MAX_IN_FLIGHT": "1", "CSREPLY_ADMISSION__MAX_QUEUE": "4"}
@@ -163,11 +172,9 @@ async def test_disconnect_aborts_within_100ms_queued_or_running(tmp_path) -> Non
                 return await client.post(CHAT, json=chat_body("[[hang]] hi"))
 
             running = asyncio.create_task(open_hanging())
-            while (await client.get("/ready")).json()["generator"]["engine_running"] < 1:
-                await asyncio.sleep(0.01)
+            await until(lambda: engine_running_at_least(client, 1), timeout=30)
             queued = asyncio.create_task(open_hanging())
-            while (await client.get("/ready")).json()["waiting"] < 1:
-                await asyncio.sleep(0.01)
+            await until(lambda: waiting_at_least(client, 1), timeout=30)
             gone = time.perf_counter()
             queued.cancel()
             running.cancel()  # httpx closes both connections
@@ -210,8 +217,7 @@ def test_sigterm_drains_open_streams_then_exits_0(tmp_path) -> None:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
             short = asyncio.create_task(client.post(CHAT, json=chat_body("[[slow]] a", max_tokens=8)))
             endless = asyncio.create_task(client.post(CHAT, json=chat_body("[[hang]] b")))
-            while (await client.get("/ready")).json()["generator"]["engine_running"] < 2:
-                await asyncio.sleep(0.01)
+            await until(lambda: engine_running_at_least(client, 2), timeout=30)
             server.process.send_signal(signal.SIGTERM)
             await asyncio.sleep(0.2)
             ready = await client.get("/ready")

@@ -53,7 +53,7 @@ def test_a_policy_question_is_answered_from_the_knowledge_base_with_its_citation
     assert zh["intent"]["route"] == "knowledge" and CJK.search(zh["reply"])
     cited = zh["citations"]
     assert cited and all(c["id"] and c["title"] for c in cited) and "顺丰" in zh["reply"]
-    # in English the bank's reply for the same situation may fit better; either way the brand's courier is named
+    # in English the bank's reply for this situation may fit better; either way it names the brand's courier
     en = reply(default_server, "ecommerce", "Which courier do you use for deliveries?")
     assert en["intent"]["route"] in ("knowledge", "selected") and "SF Express" in en["reply"]
     assert "{" not in en["reply"] + zh["reply"]

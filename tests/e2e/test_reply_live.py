@@ -42,7 +42,7 @@ def test_conversation_goes_through_intent_prompt_and_streamed_reply(
     live_server: LiveServer, domain, lang
 ) -> None:
     session_id = f"live-{domain}-{lang}"
-    for turn, message in enumerate(CONVERSATIONS[(domain, lang)]):
+    for message in CONVERSATIONS[(domain, lang)]:
         events, client_ms = stream_reply(
             live_server, {"domain": domain, "message": message, "session_id": session_id, "max_tokens": 48}
         )
@@ -50,8 +50,9 @@ def test_conversation_goes_through_intent_prompt_and_streamed_reply(
         assert names[0] == "intent" and names[-1] == "done" and names.count("delta") >= 1
         intent, done = events[0][1], events[-1][1]
         assert intent["lang"] == lang
-        # the route the policy owes this reading: the manifest's canned/handoff rule, else a generated reply in
-        # English (the server declares it) and a template in Chinese; an unsure reading is asked or acknowledged
+        # the route the policy owes this reading: the manifest's canned/handoff rule, else a generated reply
+        # in English (the server declares it) and a template in Chinese; an unsure reading is asked or
+        # acknowledged
         if intent["uncertain"]:
             expected = {"clarify", "template", "handoff"}
         else:

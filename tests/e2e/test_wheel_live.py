@@ -1,5 +1,5 @@
-"""The built wheel serves on its own: a non-editable install of it, in a fresh venv, run as `csreply run` from a
-directory outside the repository, answers /v1/reply. Fails when the data the server reads at run time
+"""The built wheel serves on its own: a non-editable install of it, in a fresh venv, run as `csreply run` from
+a directory outside the repository, answers /v1/reply. Fails when the data the server reads at run time
 (serve/resources.py: prompts/ and knowledge/) is missing from the wheel.
 
 No network: the wheel is built from a copy of the working tree with the project venv's setuptools, installed
@@ -89,8 +89,8 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         ).strip()
     )
     (purelib / "csreply-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # --ignore-installed: the csreply metadata of the project venv (its editable install) is visible through the
-    # .pth file, and must neither stop this install nor be touched by it
+    # --ignore-installed: the csreply metadata of the project venv (its editable install) is visible through
+    # the .pth file, and must neither stop this install nor be touched by it
     run(
         [
             sys.executable,

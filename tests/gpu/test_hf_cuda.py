@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from serve.config import GeneratorSettings, default_cache_dir
-from serve.generation.base import ChatMessage, GenerationRequest
+from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest
 from serve.generation.hf import HfGenerator
 
 pytestmark = pytest.mark.gpu
@@ -23,7 +23,7 @@ def _request(n: int, text: str) -> GenerationRequest:
     )
 
 
-async def _reply(gen: HfGenerator, request: GenerationRequest) -> tuple[str, list]:
+async def _reply(gen: HfGenerator, request: GenerationRequest) -> tuple[str, list[GenerationChunk]]:
     chunks = [c async for c in gen.generate(request)]
     return "".join(c.text for c in chunks), chunks
 
@@ -37,11 +37,13 @@ def test_hf_generator_streams_replies_from_the_gpu(caplog: pytest.LogCaptureFixt
         gen.load()
     assert any("backend=hf" in r.getMessage() and "device=cuda" in r.getMessage() for r in caplog.records)
 
-    async def both() -> list[tuple[str, list]]:
+    async def both() -> list[tuple[str, list[GenerationChunk]]]:
         try:
-            return await asyncio.gather(
-                _reply(gen, _request(1, "Hi, my order has not arrived yet.")),
-                _reply(gen, _request(2, "How do I top up my SIM?")),
+            return list(
+                await asyncio.gather(
+                    _reply(gen, _request(1, "Hi, my order has not arrived yet.")),
+                    _reply(gen, _request(2, "How do I top up my SIM?")),
+                )
             )
         finally:
             await gen.aclose()

@@ -1,8 +1,8 @@
 """The router's TensorRT engine, for real: build from the shipped ONNX, load, compare with ONNX Runtime.
 
 Both FP16 paths of checkpoints/router_trt.py where the installed TensorRT has them: weakly typed with
-BuilderFlag.FP16 (TensorRT 10.x only) and strongly typed from the FP16 ONNX (10.x with STRONGLY_TYPED; the only
-one on 11)."""
+BuilderFlag.FP16 (TensorRT 10.x only) and strongly typed from the FP16 ONNX (10.x with STRONGLY_TYPED; the
+only one on 11)."""
 
 from __future__ import annotations
 

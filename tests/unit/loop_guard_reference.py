@@ -15,8 +15,9 @@ from serve.generation.loop_guard import (
     NGRAM_EN,
     NGRAM_ZH,
     SENTENCE_LIMIT,
+    ngram_counts,
+    units,
 )
-from serve.generation.loop_guard import ngram_counts, units
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
@@ -18,6 +18,7 @@ from serve.generation.base import ChatMessage, GenerationChunk, GenerationReques
 from serve.generation.pool import GeneratorPool, PoolMember
 from serve.router.fallback import FallbackRouter
 from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
+from tests.waiting import until
 
 COOLDOWN_S = 0.05
 
@@ -30,7 +31,7 @@ class RecoveringTestEngine(ScriptedFakeGenerator):
     down: bool = True
     ready: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+    async def generate(self, request: GenerationRequest) -> AsyncGenerator[GenerationChunk, None]:
         self.started.append(request.request_id)
         if self.down:
             raise BackendUnavailable("engine down")
@@ -48,14 +49,6 @@ def request(session: str) -> GenerationRequest:
 async def run(pool: GeneratorPool, req: GenerationRequest) -> str | None:
     async with aclosing(pool.generate(req)) as chunks:
         return [c async for c in chunks][-1].served_by
-
-
-async def until(condition, timeout: float = 5.0) -> None:
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 @pytest.fixture
@@ -163,7 +156,7 @@ async def test_a_half_open_router_backend_gets_one_probe_and_the_burst_falls_bac
     await asyncio.sleep(COOLDOWN_S * 2)  # half-open
     probe = asyncio.create_task(chain.classify(["hello"]))
     await until(lambda: first.calls == 2)
-    # without the one-probe rule the burst waits on the recovering backend: bounded, so the test fails, not hangs
+    # without the one-probe rule the burst waits on the recovering backend (bounded: the test fails, no hang)
     burst = await asyncio.wait_for(asyncio.gather(*(chain.classify(["hello"]) for _ in range(8))), 2)
     assert first.calls == 2 and all(
         r[0].backend == "scripted-test" for r in burst

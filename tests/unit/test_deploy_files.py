@@ -1,6 +1,6 @@
 """The Dockerfiles in docs/deploy/, read (no Docker engine on the project's machines): they install from
-pyproject.toml, never from a list of their own, copy what the build needs, name presets that exist, and the GPU
-image is the TensorRT-LLM release that pyproject.toml's `trtllm` extra pins. And the helper that keeps the
+pyproject.toml, never from a list of their own, copy what the build needs, name presets that exist, and the
+GPU image is the TensorRT-LLM release that pyproject.toml's `trtllm` extra pins. And the helper that keeps the
 container's own packages (docs/deploy/container_requirements.py)."""
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from serve.generation.base import ChatMessage
 from serve.prompts import PromptLibrary
 
 TINY = REPO / "build_configs" / "finetune" / "tiny.yaml"
-RECORD = {
+RECORD: dict[str, Any] = {
     "domain": "telecom",
     "lang": "en",
     "intent": "balance_usage_inquiry",

@@ -1,5 +1,6 @@
-"""The import graph of serve/ and checkpoints/, read statically (every import statement, including those inside
-functions): the server never imports the build tools, and the build tools import each other without cycles."""
+"""The import graph of serve/ and checkpoints/, read statically (every import statement, including those
+inside functions): the server never imports the build tools, and the build tools import each other without
+cycles."""
 
 from __future__ import annotations
 

@@ -158,8 +158,8 @@ async def test_a_full_queue_drops_and_counts_without_waiting(tmp_path) -> None:
     inbox = FeedbackInbox(
         FileSink(path, 1 << 20, 1), FeedbackInboxSettings(enabled=True, queue_size=2), metrics
     )
-    # Not started yet: nothing drains, so the queue fills after two rows; `offer` is synchronous, so it returns
-    # whatever the sink does.
+    # Not started yet: nothing drains, so the queue fills after two rows; `offer` is synchronous, so it
+    # returns whatever the sink does.
     for i in range(5):
         inbox.offer(f"unsure {i}", intent("billing_dispute", 0.3, uncertain=True), CLARIFY, "en", None, ())
     assert inbox.dropped == 3

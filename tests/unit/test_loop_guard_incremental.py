@@ -22,8 +22,8 @@ REPLIES = [
     'Your bill is $42.50, due on 3 May... You can pay it (online!) in the app under Billing?! "Yes." Then '
     "wait. Then wait. Then wait. And the order 1234 ships today, today, today today today.",
     "您好！您可以在App首页查看剩余流量。您可以在App首页查看剩余流量。「好的。」请稍等……我们会尽快处理！",
-    "Hi 你好. The parcel 包裹 left the warehouse 仓库 this morning 今天早上; it arrives tomorrow. Track it here. "
-    "Track it here. Track it here.",
+    "Hi 你好. The parcel 包裹 left the warehouse 仓库 this morning 今天早上; it arrives tomorrow. Track it "
+    "here. Track it here. Track it here.",
     "One fact here. Two facts here. Three facts here. Four facts here. Five facts here. Six facts here. ",
     "the the the the the the the the",
     "To pay your bill open the app and go to Billing then Pay bi",
@@ -47,7 +47,7 @@ def test_incremental_guard_sends_what_the_rescanning_guard_sent(seed: int) -> No
     rng = random.Random(seed)
     for reply in REPLIES:
         cuts = sorted(rng.sample(range(1, len(reply)), min(len(reply) - 1, rng.randint(1, len(reply) // 2))))
-        pieces = [reply[a:b] for a, b in zip([0, *cuts], [*cuts, len(reply)])]
+        pieces = [reply[a:b] for a, b in zip([0, *cuts], [*cuts, len(reply)], strict=True)]
         near_from = rng.choice([len(pieces), rng.randrange(len(pieces))])
         lang = "zh" if rng.random() < 0.3 else "en"
         max_sentences = rng.choice([None, 2, 5])

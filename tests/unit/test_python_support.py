@@ -1,6 +1,6 @@
-"""Python 3.10 to 3.12 (issue 22): the declared range and one pin per dependency on each version, lint and type
-checks against 3.10, no syntax newer than 3.10 anywhere in the tree, and StreamGuard on 3.10's semantics (no
-Task.cancelling/uncancel) passing the same scenarios as on 3.11."""
+"""Python 3.10 to 3.12 (issue 22): the declared range and one pin per dependency on each version, lint and
+type checks against 3.10, no syntax newer than 3.10 anywhere in the tree, and StreamGuard on 3.10's semantics
+(no Task.cancelling/uncancel) passing the same scenarios as on 3.11."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def python_files() -> list[Path]:
 
 
 def test_every_python_file_is_python_3_10_syntax() -> None:
-    """`except*`, PEP 695 generics and the like are syntax errors on 3.10 (mypy and ruff see names, not this)."""
+    """`except*`, PEP 695 generics and such are syntax errors on 3.10 (mypy and ruff see names, not this)."""
     failures = []
     for path in python_files():
         try:
@@ -81,7 +81,7 @@ SCENARIOS = [
 async def test_stream_guard_without_cancel_counts_behaves_as_with_them(
     scenario: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What Python 3.10 runs (serve/streams.py: no Task.cancelling/uncancel there), exercised on any Python."""
+    """What Python 3.10 runs (serve/streams.py: no Task.cancelling/uncancel there), tested on any Python."""
     monkeypatch.setattr(serve.streams, "_cancelling", serve.streams._no_cancel_count)
     monkeypatch.setattr(serve.streams, "_uncancel", serve.streams._no_cancel_count)
     await scenario()

@@ -79,3 +79,16 @@ async def test_a_cancellation_from_elsewhere_is_not_turned_into_a_timeout() -> N
     with pytest.raises(asyncio.CancelledError):
         await waiting
     guard.done()
+
+
+async def test_the_drain_wait_ends_when_the_last_stream_ends_not_at_its_timeout() -> None:
+    registry = StreamRegistry(default_s=60.0, max_s=60.0)
+    assert await asyncio.wait_for(registry.wait_closed(60.0), 1.0)  # nothing open: at once
+    first, second = registry.open(None), registry.open(None)
+    assert not await registry.wait_closed(0.01)  # still open when the time is up
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.01, first.done)
+    loop.call_later(0.02, second.done)
+    started = loop.time()
+    assert await registry.wait_closed(60.0)
+    assert loop.time() - started < 1.0 and not registry.active

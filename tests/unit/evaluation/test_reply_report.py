@@ -81,7 +81,7 @@ RUN = [
 
 def _scored(run: list[tuple[dict[str, Any], str, str, str, float | None]]) -> list[dict[str, Any]]:
     cases = [parse_case(case, f"case {i}") for i, (case, *_rest) in enumerate(run)]
-    answers = {case.message: rest for case, (_c, *rest) in zip(cases, run)}
+    answers = {case.message: rest for case, (_c, *rest) in zip(cases, run, strict=True)}
 
     async def answer(case: Any) -> dict[str, Any]:
         reply, route, label, ttft = answers[case.message]
@@ -96,7 +96,7 @@ def _scored(run: list[tuple[dict[str, Any], str, str, str, float | None]]) -> li
 def output() -> dict[str, Any]:
     rows = _scored(RUN)
     # reply times stand in for measured ones (the answers above return at once); TTFT comes from the run
-    for row, ms in zip(rows, (1200.0, 900.0, 2500.0, 40.0, 35.0)):
+    for row, ms in zip(rows, (1200.0, 900.0, 2500.0, 40.0, 35.0), strict=True):
         row["latency_ms"] = ms
     return {**summarize(rows, [r["latency_ms"] for r in rows]), "cases": rows}
 
@@ -143,7 +143,10 @@ def test_a_source_table_appears_only_when_cases_carry_one(output: dict[str, Any]
     real = _row(md, "real")
     assert real[1] == "3" and real[2] == "1"  # three real cases, one of them generated
     assert real[3] == _pct(output["per_meta"]["source"]["real"]["language_match"])
-    plain = [(_case(c["messages"][0]["content"], c["domain"], c["lang"]), *rest) for c, *rest in RUN]
+    plain = [
+        (_case(c["messages"][0]["content"], c["domain"], c["lang"]), reply, route, label, ttft)
+        for c, reply, route, label, ttft in RUN
+    ]
     rows = _scored(plain)
     bare = markdown_report({**summarize(rows, [1.0] * len(rows)), "cases": rows}, "cases.jsonl")
     assert "## By source" not in bare and "## By brand" not in bare

@@ -1,5 +1,5 @@
-"""How the openai backend hands the reply's fact lead (GenerationRequest.prefix) to a remote server: as a final
-assistant message to continue where the servers can (vLLM/TGI `continue_final_message`), else as an
+"""How the openai backend hands the reply's fact lead (GenerationRequest.prefix) to a remote server: as a
+final assistant message to continue where the servers can (vLLM/TGI `continue_final_message`), else as an
 instruction in the system prompt. The request bodies are built by the real backend; nothing is sent."""
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def test_forced_true_is_kept_but_warns() -> None:
 
 
 def test_real_process_with_avx2_caps_reports_no_bf16() -> None:
-    """In a fresh interpreter with the simulation's caps, both this module and PyTorch's oneDNN say no bf16."""
+    """In a fresh interpreter with the simulated caps, both this module and PyTorch's oneDNN say no bf16."""
     code = (
         "import json, torch; from checkpoints.cpu import native_bf16; c = native_bf16(); "
         "print(json.dumps([c.enabled, c.reason, bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())]))"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -26,7 +27,7 @@ def plain_features(text: str) -> Counter[int]:
     words = re.findall(r"[a-z0-9']+", t)
     for w in words:
         grams[zlib.crc32(f"w:{w}".encode()) % DIM] += 1
-    for a, b in zip(words, words[1:]):
+    for a, b in pairwise(words):
         grams[zlib.crc32(f"b:{a} {b}".encode()) % DIM] += 1
     return grams
 

@@ -53,7 +53,7 @@ def test_the_stored_oos_bias_is_applied_at_serving(router_dir: Path, tmp_path: P
     plain = _classify(_router_copy(router_dir, tmp_path / "a", {"bias": 0.0}), texts)
     bias = 1.5
     biased = _classify(_router_copy(router_dir, tmp_path / "b", {"bias": bias}), texts)
-    for before, after in zip(plain, biased):
+    for before, after in zip(plain, biased, strict=True):
         p = {r.label: r.confidence for r in before.ranking}["out_of_scope"]
         q = {r.label: r.confidence for r in after.ranking}["out_of_scope"]
         expected = (

@@ -1,6 +1,7 @@
 """The flags checkpoints/llm.py passes to TensorRT-LLM's examples/quantization/quantize.py: against the team's
 reference list of that script's flags, and checked against the script actually installed before a build starts
-(its flags differ between TensorRT-LLM releases: `--export_format` is at upstream 059c97c1, not at c8c6df08)."""
+(its flags differ between TensorRT-LLM releases: `--export_format` is at upstream 059c97c1, not at
+c8c6df08)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ FLAGS_AT_C8C6DF08 = [
     "--quantize_lm_head",
 ]
 FLAGS_AT_059C97C1 = [*FLAGS_AT_C8C6DF08, "--export_format"]
-# Not in the reference's list, defined by quantize.py at both upstream commits above (a local directory works too).
+# Not in the reference's list, defined by quantize.py at both upstream commits (a local directory works too).
 READ_UPSTREAM = {"--calib_dataset"}
 
 

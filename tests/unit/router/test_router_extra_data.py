@@ -94,7 +94,7 @@ def test_extra_data_with_a_label_mapping_is_mapped_weighted_and_split(
     )  # equal to a held-out line: dropped
     assert Counter(e.intent for e in extra_dev) == {"refund": 4, "out_of_scope": 2}  # stratified 20 %
     assert {e.lang for e in extra_train} == {"en"}
-    weights = {e.source: w for e, w in zip(data.train, data.weights)}
+    weights = {e.source: w for e, w in zip(data.train, data.weights, strict=True)}
     assert weights == {"team": 1.0, "ops": 0.5}
     sources = {s["name"]: s for s in data.sources}
     assert sources["ops"]["label_map"] == str(mapping) and sources["ops"]["dev"] == 6

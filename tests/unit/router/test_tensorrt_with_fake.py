@@ -1,5 +1,5 @@
-"""The TensorRT router path, through the FakeTensorRT10 / FakeTensorRT11 doubles and FakeCudaMemory (TensorRT and
-a GPU are not available here; tests/gpu runs it for real)."""
+"""The TensorRT router path, through the FakeTensorRT10 / FakeTensorRT11 doubles and FakeCudaMemory (TensorRT
+and a GPU are not available here; tests/gpu runs it for real)."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ from tests.fakes_trtllm import API
 
 IDENTITY = {"gpu_name": "NVIDIA H200 (fake)", "compute_capability": "9.0"}
 GENERATIONS = [pytest.param(FakeTensorRT10, id="tensorrt10"), pytest.param(FakeTensorRT11, id="tensorrt11")]
-# Enum members read in NVIDIA/TensorRT python/src/infer/pyCore.cpp at v10.14 and v11.1 that the team's reference
-# (a 10.13 transcription) does not name.
+# Enum members read in NVIDIA/TensorRT python/src/infer/pyCore.cpp at v10.14 and v11.1 that the team's
+# reference (a 10.13 transcription) does not name.
 READ_UPSTREAM = {"PREFER_JIT_PYTHON_PLUGINS", "PREFER_AOT_PYTHON_PLUGINS"}
 # Absent from the TensorRT 11 bindings (reference trtllm.md 8.3 for 11.4; pyCore.cpp at v11.0 and v11.1).
 GONE_IN_11 = {"FP16", "BF16", "INT8", "FP8", "EXPLICIT_BATCH"}
@@ -409,7 +409,6 @@ async def test_ready_scores_the_tensorrt_router_off_the_event_loop(
 
 def test_the_extras_pin_the_tensorrt_of_tensorrt_llm_1_2_1_which_the_10_double_models() -> None:
     import tomllib
-
     from packaging.requirements import Requirement
 
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
