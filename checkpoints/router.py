@@ -69,10 +69,26 @@ def build_hash(config: RouterBuildConfig) -> str:
 
 
 def code_digest(path: Path) -> bytes:
-    """What a code file does, not how it is laid out: the digest of its syntax tree, so that a comment, a
-    reformat or a wrapped line does not throw away a router build that took minutes (hours without bf16)."""
+    """What a code file does, not how it is laid out: the digest of its syntax tree minus docstrings, so that
+    a comment, a docstring, a reformat or a wrapped line does not throw away a router build that took minutes
+    (hours without bf16)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, _DOCUMENTED) and body and _is_docstring(body[0]):
+            node.body = body[1:] or [ast.Pass()]
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
+
+
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
 
 
 def output_dir(config: RouterBuildConfig, cache_dir: Path) -> Path:

@@ -131,7 +131,9 @@ def test_router_build_hash_ignores_layout_but_not_code(tmp_path: Path) -> None:
     original = tmp_path / "a.py"
     original.write_text("def f(x):\n    return x + 1\n")
     reformatted = tmp_path / "b.py"
-    reformatted.write_text("# why\ndef f(x):  # note\n    return (\n        x + 1\n    )\n")
+    reformatted.write_text(
+        '"""Module."""\n# why\ndef f(x):  # note\n    """Adds one."""\n    return (\n        x + 1\n    )\n'
+    )
     changed = tmp_path / "c.py"
     changed.write_text("def f(x):\n    return x + 2\n")
     assert code_digest(original) == code_digest(reformatted)
