@@ -77,7 +77,21 @@ def code_digest(path: Path) -> bytes:
         body = getattr(node, "body", None)
         if isinstance(node, _DOCUMENTED) and body and _is_docstring(body[0]):
             node.body = body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
+    return hashlib.sha256(_canonical(tree).encode()).digest()
+
+
+def _canonical(node: object) -> str:
+    """A syntax tree as text that is the same on every supported Python: `ast.dump` is not (3.12 added fields
+    such as `type_params`), so fields that are None or an empty list are left out."""
+    if isinstance(node, ast.AST):
+        values = ((name, getattr(node, name, None)) for name in node._fields)
+        fields = (
+            f"{name}={_canonical(value)}" for name, value in values if value is not None and value != []
+        )
+        return f"{type(node).__name__}({', '.join(fields)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(_canonical(item) for item in node) + "]"
+    return repr(node)
 
 
 _DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)

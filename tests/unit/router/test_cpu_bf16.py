@@ -136,5 +136,10 @@ def test_router_build_hash_ignores_layout_but_not_code(tmp_path: Path) -> None:
     )
     changed = tmp_path / "c.py"
     changed.write_text("def f(x):\n    return x + 2\n")
+    falsy = tmp_path / "d.py"
+    falsy.write_text("def f(x):\n    return x + 0\n")
+    false = tmp_path / "e.py"
+    false.write_text("def f(x):\n    return x + False\n")
     assert code_digest(original) == code_digest(reformatted)
     assert code_digest(original) != code_digest(changed)
+    assert code_digest(falsy) != code_digest(false)  # empty fields are dropped, falsy values are not

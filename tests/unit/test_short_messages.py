@@ -1,0 +1,51 @@
+"""Which messages count as short: only those get a clarifying question when the router is unsure; a longer
+one has said what it is about and gets the acknowledgement that asks for the missing detail."""
+
+from __future__ import annotations
+
+import pytest
+
+from serve.pipeline import is_brief, is_short
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "hello?",
+        "is this true? https://example.com/post/1",
+        "@ExampleShop looks like you are down!! #outage #again #today",
+        "order 12345678 ???",
+        "你好",
+        "这是真的吗？@示例商城",
+    ],
+)
+def test_a_few_words_are_short(message: str) -> None:
+    assert is_short(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "my phone stopped working with your network after the update",  # 10 words
+        "why are you still not delivering to my town",
+        "每个月流量都不清零还说是优惠太过分了",  # 17 hanzi: a whole complaint
+        "客服的态度让我很不舒服",
+    ],
+)
+def test_a_sentence_that_says_what_it_is_about_is_not_short(message: str) -> None:
+    assert not is_short(message)
+
+
+def test_hashtags_mentions_links_and_numbers_do_not_count_as_words() -> None:
+    wrapped = "@a @b #one #two #three #four #five #six #seven 1 2 3 4 5 6 7 https://x.y/z help me"
+    assert is_short(wrapped)
+
+
+def test_a_one_sentence_request_is_still_brief_enough_to_be_unrelated() -> None:
+    """The out-of-scope reply keeps its longer limit: a one-sentence request for something else is declined,
+    not acknowledged as a complaint."""
+    request = "write a python function that reverses a string"
+    assert not is_short(request) and is_brief(request)
+    assert not is_brief(
+        "I have been waiting three weeks for someone from your team to come and fix the line, nobody came"
+    )
