@@ -112,10 +112,15 @@ def decide_route(
         ):  # said what it is about, or follows up on it: acknowledge, ask the detail
             return RouteDecision("template", "general_acknowledgement")
         return RouteDecision("clarify", f"uncertain_intent:{intent.uncertain_reason}")
-    if intent.label == "out_of_scope" and chosen is None and not (short if brief is None else brief):
+    if (
+        intent.label == "out_of_scope"
+        and chosen is None
+        and (in_conversation or not (short if brief is None else brief))
+    ):
         # Messages come to the brand's own channel: a long one the router reads as unrelated, that no bank
         # reply fits (the bank has the short replies for requests that really are unrelated), is acknowledged,
-        # not refused. Judged on real posts to shops and operators, most such readings were complaints.
+        # not refused. Judged on real posts to shops and operators, most such readings were complaints. So is
+        # a turn of a conversation under way (a place or a detail the customer adds to their case).
         return RouteDecision("template", "general_acknowledgement")
     rule = library.rule(domain, intent.label, lang)
     if rule.route == "handoff":

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from serve.pipeline import is_brief, is_short
+from serve.pipeline import decide_route, is_brief, is_short
+from serve.prompts import PromptLibrary
+from serve.router.base import IntentResult, Ranked
 
 
 @pytest.mark.parametrize(
@@ -49,3 +51,17 @@ def test_a_one_sentence_request_is_still_brief_enough_to_be_unrelated() -> None:
     assert not is_brief(
         "I have been waiting three weeks for someone from your team to come and fix the line, nobody came"
     )
+
+
+def _unrelated() -> IntentResult:
+    return IntentResult("out_of_scope", 0.97, (Ranked("out_of_scope", 0.97),), False, None, "test", "zh")
+
+
+def test_a_brief_unrelated_first_message_is_declined_but_a_turn_of_a_case_is_acknowledged() -> None:
+    library = PromptLibrary.load()
+    first = decide_route(_unrelated(), "telecom", "zh", library, (), 0, short=False, brief=True)
+    assert first.route == "canned"
+    follow_up = decide_route(
+        _unrelated(), "telecom", "zh", library, (), 0, short=False, brief=True, in_conversation=True
+    )
+    assert (follow_up.route, follow_up.reason) == ("template", "general_acknowledgement")
