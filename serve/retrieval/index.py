@@ -26,6 +26,7 @@ from typing import Literal
 
 import numpy as np
 
+from serve.retrieval.bm25 import load_bm25s
 from serve.retrieval.projection import project
 from serve.retrieval.terms import terms
 
@@ -93,7 +94,7 @@ class HybridIndex:
         weights: Weights = DEFAULT_WEIGHTS,
     ) -> None:
         """`vectors`: one L2-normalised row per view (or None: lexical only); `projection`: the fitted map."""
-        import bm25s
+        bm25s = load_bm25s()
 
         if not views:
             raise ValueError("an index needs at least one text")
