@@ -5,7 +5,7 @@
 - a message that is only a reference (an order, tracking or phone number, with or without a label such as
   "order #" or "订单号：") is taken as one: joined to the open topic, or asked about when there is none;
 - a message with nothing in it but @mentions, links or a photo placeholder (a customer tagging the brand on
-  social media) is a greeting: "how can I help?";
+  social media), or only a greeting ("good day", "您好"), is a greeting: "how can I help?";
 - a short message that says the problem is solved ("it's working now", "问题已解决") is `resolved`, and a
   short remark that ends in thanks or a wish, without a question ("希望改改吧", "...谢谢"), is `feedback`:
   both close the turn with thanks, never with a request for an order or phone number.
@@ -38,6 +38,14 @@ _THANKS = frozenset(
     "appreciate it|谢谢|谢谢你|谢谢您|谢谢啦|谢谢了|多谢|多谢了|感谢|非常感谢|谢了|好的谢谢|好的谢谢你|"
     "好的谢谢您|嗯谢谢|嗯嗯谢谢|"
     "ok谢谢|谢谢亲|辛苦了|辛苦啦|谢谢客服|麻烦了|麻烦你了".replace(" ", "").split("|")
+)
+# A greeting and nothing else. Not the router's `greeting_chitchat`: without a model for the language, that
+# reading sent Chinese complaints and questions the greeting menu; these words alone are never a topic.
+_GREETINGS = frozenset(
+    "hi|hello|hey|hiya|hithere|hellothere|heythere|hihi|goodday|gudday|goodmorning|goodafternoon|goodevening|"
+    "morning|evening|你好|您好|你好呀|您好呀|你们好|大家好|hi你好|hello你好|早上好|上午好|下午好|晚上好".split(
+        "|"
+    )
 )
 _POSITIVE_EMOJI = frozenset("👍👌🙏😊🙂😀😄👏✅❤💯🤝")
 _EMOJI_EXTRAS = re.compile("[\ufe0f\u200d\U0001f3fb-\U0001f3ff]")  # variation selector, joiner, skin tones
@@ -90,6 +98,8 @@ def detect_act(message: str) -> Act | None:
         return Act("thanks")
     if key in _ACK or (not key and full):  # words of assent, or positive emoji alone
         return Act("acknowledgement")
+    if key in _GREETINGS:
+        return Act("greeting")
     return _reference(stripped) or _closing(stripped)
 
 

@@ -38,7 +38,7 @@ from serve.knowledge.base import KnowledgeHit
 from serve.knowledge.store import KnowledgeStore
 from serve.metrics import Metrics
 from serve.prompts import PromptLibrary
-from serve.reply_bank import ReplySelector, Selection
+from serve.reply_bank import ReplySelector, Selection, is_angry
 from serve.reply_cache import ReplyCache
 from serve.reply_events import (
     Citation,
@@ -74,13 +74,15 @@ def decide_route(
     own_facts: bool = False,
     in_conversation: bool = False,
     brief: bool | None = None,
+    angry: bool = False,
 ) -> RouteDecision:
     """The route of one message; `knowledge` and `selection` are given only when confident enough to send.
     `short`: the message is a few words, so a clarifying question is the useful answer to an unsure reading (a
     long message has said what it is about: it is acknowledged, and the detail a colleague needs asked for).
     `own_facts`: the customer context answers the intent (the template states those facts);
     `in_conversation`: earlier turns exist (an unsure short message is then a follow-up, not a new topic);
-    `brief`: short enough to be a request unrelated to the business (default: `short`), see `is_brief`."""
+    `brief`: short enough to be a request unrelated to the business (default: `short`), see `is_brief`;
+    `angry`: the message swears at or blames the brand: however short, it is a complaint, never refused."""
     if act is not None:
         if act.kind == "reference" and topic is not None:
             return RouteDecision("act", "reference_for_open_topic", handoff=True)
@@ -115,12 +117,13 @@ def decide_route(
     if (
         intent.label == "out_of_scope"
         and chosen is None
-        and (in_conversation or not (short if brief is None else brief))
+        and (in_conversation or angry or not (short if brief is None else brief))
     ):
         # Messages come to the brand's own channel: a long one the router reads as unrelated, that no bank
         # reply fits (the bank has the short replies for requests that really are unrelated), is acknowledged,
         # not refused. Judged on real posts to shops and operators, most such readings were complaints. So is
-        # a turn of a conversation under way (a place or a detail the customer adds to their case).
+        # a turn of a conversation under way (a place or a detail the customer adds to their case), and a
+        # curse at the brand ("f*** @brand" got "I can't help with that here").
         return RouteDecision("template", "general_acknowledgement")
     rule = library.rule(domain, intent.label, lang)
     if rule.route == "handoff":
@@ -298,6 +301,7 @@ class ReplyPipeline:
             own_facts,
             bool(history),
             is_brief(request.message),
+            is_angry(request.message),
         )
         if decision.route == "llm" and passages:
             passages = passages[: self.knowledge_settings.passages]

@@ -40,6 +40,11 @@ _NEGATIVE = re.compile(
 )
 
 
+def is_angry(message: str) -> bool:
+    """The message swears at, blames or complains about someone (words of anger or blame, both languages)."""
+    return _NEGATIVE.search(message) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     reply: BankReply
@@ -103,7 +108,7 @@ class ReplySelector:
             found = [
                 h for h in found if prior[h.item] >= MIN_INTENT_PROBABILITY or h.score >= OUTSIDE_MIN_SCORE
             ]
-        if _NEGATIVE.search(query):
+        if is_angry(query):
             found = [h for h in found if replies[h.item].tone != "positive"]
         return [Selection(replies[h.item], h.score, h) for h in found[:k]]
 

@@ -89,6 +89,21 @@ def test_a_message_of_mentions_and_links_alone_is_a_greeting(text: str) -> None:
     assert act is not None and act.kind == "greeting"
 
 
+@pytest.mark.parametrize(
+    "text", ["@ExampleMobile Good day", "gud day!", "Hello there", "您好！", "@示例商城 你好"]
+)
+def test_a_greeting_alone_is_a_greeting(text: str) -> None:
+    act = detect_act(text)
+    assert act is not None and act.kind == "greeting"
+
+
+@pytest.mark.parametrize(
+    "text", ["您好,光纤也得装电话吧", "hello, my router is down", "其实跟没说一样,无法解决问题"]
+)
+def test_a_greeting_with_a_question_or_a_complaint_is_not_an_act(text: str) -> None:
+    assert detect_act(text) is None
+
+
 def test_wrapping_is_stripped_but_the_words_stay() -> None:
     assert strip_wrapping("@sainsburys This true? https://t.co/nvqo2WoxL1") == "This true?"
     assert strip_wrapping("对@趣玩网客服 说：优惠券还没到 我在:北京") == "优惠券还没到"

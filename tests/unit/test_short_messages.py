@@ -7,6 +7,7 @@ import pytest
 
 from serve.pipeline import decide_route, is_brief, is_short
 from serve.prompts import PromptLibrary
+from serve.reply_bank import is_angry
 from serve.router.base import IntentResult, Ranked
 
 
@@ -65,3 +66,13 @@ def test_a_brief_unrelated_first_message_is_declined_but_a_turn_of_a_case_is_ack
         _unrelated(), "telecom", "zh", library, (), 0, short=False, brief=True, in_conversation=True
     )
     assert (follow_up.route, follow_up.reason) == ("template", "general_acknowledgement")
+
+
+@pytest.mark.parametrize("message", ["Fuck @ExampleMobile.", "worst company ever @ExampleShop", "什么破服务"])
+def test_a_curse_at_the_brand_is_a_complaint_however_short(message: str) -> None:
+    library = PromptLibrary.load()
+    assert is_angry(message) and is_brief(message)
+    decision = decide_route(
+        _unrelated(), "telecom", "en", library, (), 0, short=True, brief=True, angry=is_angry(message)
+    )
+    assert (decision.route, decision.reason) == ("template", "general_acknowledgement")
