@@ -147,11 +147,22 @@ _GIVEN_PHONE = re.compile(
     r"(?<!\d)(1[3-9]\d{9})(?!\d)|(?i:(?:phone|mobile|number|手机|电话|号码)\D{0,6}(\+?\d[\d ]{7,15}\d))"
 )
 _PRIVATE = re.compile(r"(?i)私信|\bDM(?:'?d|s)?\b|direct message|private message")
+# A named place ("at Torquay Nicholson Road Store", "in South Ruislip"): a reply about a store does not ask
+# which store it was. Capitalised words after "at"/"in"; a trailing store word is dropped.
+_PLACE = re.compile(
+    r"\b(?:at|in)\s+(?:the\s+|your\s+)?([A-Z][\w'’&-]*(?:\s+(?:[Uu]pon|on|le|[A-Z][\w'’&-]*))*)"
+)
+_STORE_WORDS = re.compile(r"(?:\s+(?:Store|Branch|Shop|Superstore|Supermarket|Local|Extra|Express))+$")
+_NOT_PLACES = frozenset(
+    "I My The This That It Christmas Easter Monday Tuesday Wednesday Thursday Friday Saturday Sunday January "
+    "February March April May June July August September October November December English Hindi".split()
+)
 
 
 def given_references(texts: list[str]) -> dict[str, str]:
-    """What the customer already wrote in `texts` (their own turns): `order_id`, `phone`, and `private` when
-    they say they sent the details in a private message. The last mention of each wins."""
+    """What the customer already wrote in `texts` (their own turns): `order_id`, `phone`, `place` (a named
+    place, English), and `private` when they say they sent the details in a private message. The last mention
+    of each wins."""
     given: dict[str, str] = {}
     for text in texts:
         normalized = unicodedata.normalize("NFKC", strip_wrapping(text))
@@ -163,6 +174,10 @@ def given_references(texts: list[str]) -> dict[str, str]:
                 given["order_id"] = token
         if _PRIVATE.search(normalized):
             given["private"] = "yes"
+        for match in _PLACE.finditer(normalized):
+            place = _STORE_WORDS.sub("", match.group(1)).strip(" .'’")
+            if place and place.split()[0] not in _NOT_PLACES:
+                given["place"] = place
     return given
 
 

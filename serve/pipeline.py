@@ -380,7 +380,7 @@ class ReplyPipeline:
                 knowledge, lang, request.message, company, {k: str(v) for k, v in context.items()}
             )
         if decision.route == "selected" and selection is not None:
-            return self.library.bank_reply(domain, lang, selection.reply, context)
+            return self.library.bank_reply(domain, lang, selection.reply, context, reading.given)
         if decision.route == "handoff":
             return self.library.handoff_message(domain, lang, context)
         if decision.route == "clarify":
@@ -560,7 +560,7 @@ class ReplyPipeline:
                     request.domain, reading.lang, request.message, reading.intent, k=n
                 ):
                     text = self.library.bank_reply(
-                        request.domain, reading.lang, candidate.reply, request.context
+                        request.domain, reading.lang, candidate.reply, request.context, reading.given
                     )
                     if len(suggestions) < n and all(s["text"] != text for s in suggestions):
                         suggestions.append({"text": text, "source": "selected"})

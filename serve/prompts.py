@@ -270,12 +270,15 @@ class PromptLibrary:
                     problems.append(f"{where}: unknown intent {r.intent!r}")
                 if pf is None:
                     continue
-                for context in (
-                    {},
-                    {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"},
+                for context, given in (
+                    ({}, {}),
+                    (
+                        {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"},
+                        {"order_id": "E", "phone": "F", "place": "G"},
+                    ),
                 ):
                     try:
-                        self._render(r.reply, pf, context, intent=r.intent)
+                        self._render(r.reply, pf, context, intent=r.intent, given=given)
                     except TemplateError as exc:
                         problems.append(
                             f"{where}: reply does not render with context {sorted(context)}: {exc}"
@@ -366,9 +369,21 @@ class PromptLibrary:
         bank = self.banks.get((domain, lang))
         return list(bank.replies) if bank is not None else []
 
-    def bank_reply(self, domain: str, lang: str, reply: BankReply, context: dict[str, Any] | None) -> str:
+    def bank_reply(
+        self,
+        domain: str,
+        lang: str,
+        reply: BankReply,
+        context: dict[str, Any] | None,
+        given: dict[str, str] | None = None,
+    ) -> str:
+        """A bank reply for this customer; `given`: what they already wrote (serve/acts.given_references: an
+        order or phone number, a named place), so the reply does not ask for it again."""
         pf = self.file(domain, lang)
-        return " ".join(self._render(reply.reply, pf, sanitize_context(context), intent=reply.intent).split())
+        text = self._render(
+            reply.reply, pf, sanitize_context(context), intent=reply.intent, given=sanitize_context(given)
+        )
+        return " ".join(text.split())
 
     def act_reply(
         self,

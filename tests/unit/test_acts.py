@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from serve.acts import detect_act, given_references, strip_wrapping
+from serve.prompts import PromptLibrary
 
 
 @pytest.mark.parametrize(
@@ -166,3 +167,34 @@ def test_given_references_find_what_the_customer_already_wrote() -> None:
     assert (
         given_references(["the box on channel 313 froze", "postcode 02885"]) == {}
     )  # short numbers are not references
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("the oat milk is always out at Kingsford High Street Store.", "Kingsford High Street"),
+        ("people begging for cash outside, customers in North Wembley are scared", "North Wembley"),
+        ("@ExampleShop trolleys everywhere at @ExampleShop Hillbury. Sort it out", "Hillbury"),
+        ("rude staff at the Riverside branch today", "Riverside"),
+    ],
+)
+def test_a_named_place_is_given(text: str, place: str) -> None:
+    assert given_references([text]).get("place") == place
+
+
+@pytest.mark.parametrize(
+    "text", ["bought it in December at the shop", "rude staff in your store. I want a refund"]
+)
+def test_months_and_plain_store_words_are_not_places(text: str) -> None:
+    assert "place" not in given_references([text])
+
+
+def test_a_store_reply_does_not_ask_which_store_when_the_customer_named_it() -> None:
+    library = PromptLibrary.load()
+    reply = next(r for r in library.bank("ecommerce", "en") if r.id == "store-security")
+    text = "men hassling customers for cash outside your store in North Wembley"
+    named = library.bank_reply("ecommerce", "en", reply, {}, given_references([text]))
+    assert "which store" not in named and "North Wembley" in named
+    assert "which store" in library.bank_reply(
+        "ecommerce", "en", reply, {}, given_references(["men outside"])
+    )
