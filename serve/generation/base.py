@@ -109,7 +109,9 @@ class Generator(Protocol):
 @runtime_checkable
 class Loadable(Protocol):
     """A generator with work to do before it serves (weights or a tokenizer to read): the services call
-    `load` once, in a worker thread, before the first request."""
+    `load` once, in a worker thread, before the first request. A wrapper that forwards to another generator
+    must define `load` itself: from Python 3.12, isinstance() does not see an attribute that only
+    `__getattr__` provides."""
 
     def load(self) -> None: ...
 

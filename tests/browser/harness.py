@@ -35,6 +35,12 @@ class MidStreamFailureGeneratorDouble:
         self.inner = inner
         self.fail_after: int | None = None
 
+    def load(self) -> None:
+        # Defined here, not only reached through __getattr__: from Python 3.12, isinstance() against a
+        # runtime-checkable Protocol (the services' `Loadable`) looks attributes up statically, so a
+        # forwarded `load` is not seen and the real model is never loaded.
+        self.inner.load()  # type: ignore[attr-defined]
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
