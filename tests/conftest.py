@@ -31,6 +31,13 @@ def redis_available() -> bool:
         return False
 
 
+def lifespan(app: Any) -> LifespanManager:
+    """Runs an app's startup and shutdown with time to spare on slow machines. The library's default of
+    5 s was tight on a GPU host, where the api tests took about 2 s each and one app start in 270
+    errored without a report we could read."""
+    return LifespanManager(app, startup_timeout=60, shutdown_timeout=30)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def retrieval_vectors() -> None:
     """The sentence vectors of the knowledge base and the reply bank, read once per test session from the
@@ -100,7 +107,7 @@ async def client(
     settings: Settings, fake_generator: ScriptedFakeGenerator
 ) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings, generator=fake_generator)
-    async with LifespanManager(app):
+    async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             yield c

@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.config import AdmissionSettings, GeneratorSettings, ServerSettings, Settings
+from tests.conftest import lifespan
 from tests.fast_engine import FastTestEngine
 
 CHAT = "/v1/chat/completions"
@@ -198,7 +198,7 @@ async def client(tmp_path) -> AsyncIterator[httpx.AsyncClient]:
         admission=AdmissionSettings(max_queue=8),
     )
     app = create_app(settings, generator=FastTestEngine())
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
             yield c
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.followup import is_followup, is_nudge, script_lang
 from tests.api.test_reply import fixed_reply, make_settings, open_client
+from tests.conftest import lifespan
 from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 
@@ -93,7 +93,7 @@ async def test_a_fairly_sure_follow_up_is_checked_against_the_conversation(
     app = create_app(
         make_settings(tmp_path), generator=ScriptedFakeGenerator(script=fixed_reply), router=router
     )
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://test"
         ) as client:
@@ -136,7 +136,7 @@ async def test_a_nudge_asks_about_the_conversations_topic_however_sure_the_route
     app = create_app(
         make_settings(tmp_path), generator=ScriptedFakeGenerator(script=fixed_reply), router=router
     )
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://test"
         ) as client:

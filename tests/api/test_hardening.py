@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import yaml
-from asgi_lifespan import LifespanManager
 from prometheus_client.parser import text_string_to_metric_families
 
 from serve.app import create_app
@@ -20,7 +19,7 @@ from serve.config import AdmissionSettings, GeneratorSettings, ServerSettings, S
 from serve.errors import BackendUnavailable
 from serve.logsetup import JsonFormatter
 from serve.router.base import IntentResult
-from tests.conftest import GENERATED_ONLY, REPO, parse_sse, sse_json
+from tests.conftest import GENERATED_ONLY, REPO, lifespan, parse_sse, sse_json
 from tests.fast_engine import FastTestEngine
 from tests.waiting import until
 
@@ -45,7 +44,7 @@ async def open_client(
 ) -> AsyncIterator[tuple[httpx.AsyncClient, FastTestEngine]]:
     engine = engine or FastTestEngine()
     app = create_app(settings, generator=engine, router=router)  # type: ignore[arg-type]
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             yield client, engine  # type: ignore[misc]
 
@@ -357,7 +356,7 @@ async def test_router_failure_is_a_typed_503_and_ready_says_so(tmp_path) -> None
             return None
 
     app = create_app(make_settings(tmp_path), generator=FastTestEngine())
-    async with LifespanManager(app):
+    async with lifespan(app):
         app.state.services.router.chain[:] = [BrokenRouter()]  # the router breaks while serving
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             r = await client.post("/v1/reply", json={"domain": "telecom", "message": "hello"})

@@ -10,12 +10,11 @@ import uuid
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.config import FeedbackInboxSettings, SessionSettings
 from tests.api.test_reply import fixed_reply, make_settings
-from tests.conftest import REDIS_URL, redis_available
+from tests.conftest import REDIS_URL, lifespan, redis_available
 from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 UNSURE = ["about the thing, 11010519491231002X", "and also li.wei@example.com"]
@@ -29,7 +28,7 @@ ANSWERS = {
 
 async def open_client(settings, generator):
     app = create_app(settings, generator=generator, router=ScriptedTestRouter(ANSWERS))
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://test"
         ) as client:

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.config import GeneratorSettings, RouterSettings, Settings
-from tests.conftest import default_router_dir
+from tests.conftest import default_router_dir, lifespan
 from tests.fakes import ScriptedFakeGenerator
 
 # These tests read the trained default router's decisions on real phrasings (a model build).
@@ -32,7 +31,7 @@ def router_settings(tmp_path: Path, **router: object) -> Settings:
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(router_settings(tmp_path), generator=ScriptedFakeGenerator())
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
             yield c
 
@@ -121,7 +120,7 @@ async def test_too_many_texts_is_a_400(client: httpx.AsyncClient) -> None:
 
 async def test_tensorrt_config_falls_back_to_onnx_and_ready_says_so(tmp_path: Path) -> None:
     app = create_app(router_settings(tmp_path, backend="tensorrt"), generator=ScriptedFakeGenerator())
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
             data = (await c.post(URL, json={"text": "where is my parcel"})).json()
             assert data["backend"].startswith("onnx-")

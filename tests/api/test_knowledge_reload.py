@@ -9,12 +9,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.config import GeneratorSettings, KnowledgeSettings, ReplySettings, Settings
 from serve.knowledge.entries import KNOWLEDGE_DIR
 from tests.api.test_reply import fixed_reply
+from tests.conftest import lifespan
 from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 NEW_ENTRY = """
@@ -52,7 +52,7 @@ async def test_reload_under_load_loses_no_request(tmp_path: Path, knowledge: Pat
         "can I use two coupons on one order",
         DRONE,
     ]
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             before = (await client.get("/ready")).json()["knowledge"]
             first = (

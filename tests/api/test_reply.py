@@ -10,13 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.config import CacheSettings, GeneratorSettings, RouterSettings, SessionSettings, Settings
 from serve.generation.base import GenerationChunk, GenerationRequest
 from serve.prompts import PromptLibrary
-from tests.conftest import GENERATED_ONLY, REDIS_URL, default_router_dir, redis_available
+from tests.conftest import GENERATED_ONLY, REDIS_URL, default_router_dir, lifespan, redis_available
 from tests.fakes import ScriptedFakeGenerator
 
 # These tests read the trained default router's decisions on real phrasings (a model build).
@@ -50,7 +49,7 @@ async def open_client(
     settings: Settings, generator: ScriptedFakeGenerator
 ) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings, generator=generator)
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
             yield c
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.config import GeneratorSettings, KnowledgeSettings, ReplySettings, Settings
 from serve.prompts import PromptLibrary
 from tests.api.test_reply import fixed_reply
+from tests.conftest import lifespan
 from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
 
 LIBRARY = PromptLibrary.load()
@@ -42,7 +42,7 @@ async def client_with(
     app = create_app(
         settings_for(tmp_path, knowledge, **reply), generator=engine, router=ScriptedTestRouter(answers)
     )
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://test"
         ) as client:

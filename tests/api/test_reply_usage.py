@@ -12,7 +12,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from serve.app import create_app
@@ -21,6 +20,7 @@ from serve.generation.base import FinishReason, GenerationChunk, GenerationReque
 from tests.api.test_reply import events_of, make_settings
 from tests.api.test_reply_guards import GOOD, LOOP_SENTENCE
 from tests.api.test_suggest import call_and_leave, metrics, sample
+from tests.conftest import lifespan
 from tests.fakes import ScriptedFakeGenerator
 from tests.waiting import until
 
@@ -77,7 +77,7 @@ def engine() -> CountingTestEngine:
 @pytest.fixture
 async def app(tmp_path: Path, engine: CountingTestEngine) -> AsyncIterator[FastAPI]:
     app = create_app(make_settings(tmp_path, reply=ReplySettings(reply_bank=False)), generator=engine)
-    async with LifespanManager(app):
+    async with lifespan(app):
         yield app
 
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.types import Message
@@ -23,6 +22,7 @@ from serve.app import create_app
 from serve.errors import GenerationFailed
 from serve.generation.base import GenerationChunk, GenerationRequest
 from tests.api.test_reply import make_settings
+from tests.conftest import lifespan
 from tests.fakes import ScriptedFakeGenerator
 from tests.waiting import until
 
@@ -65,7 +65,7 @@ def engine() -> HeldTestEngine:
 @pytest.fixture
 async def app(tmp_path: Path, engine: HeldTestEngine) -> AsyncIterator[FastAPI]:
     app = create_app(make_settings(tmp_path), generator=engine)
-    async with LifespanManager(app):
+    async with lifespan(app):
         yield app
 
 

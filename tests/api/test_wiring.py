@@ -4,13 +4,12 @@ imported) gives way to hf, and every endpoint, /v1/reply included, is then serve
 from __future__ import annotations
 
 import httpx
-from asgi_lifespan import LifespanManager
 
 import serve.services
 from serve.app import create_app
 from serve.config import GeneratorSettings, Settings
 from serve.generation.trtllm import from_preset
-from tests.conftest import GENERATED_ONLY, REPO, sse_json
+from tests.conftest import GENERATED_ONLY, REPO, lifespan, sse_json
 from tests.fakes import ScriptedFakeGenerator
 
 SMOKE = REPO / "build_configs/llm/smollm2-135m-instruct-any-fp16.yaml"
@@ -27,7 +26,7 @@ async def test_reply_is_served_by_hf_after_a_failed_trtllm_load(tmp_path, monkey
     broken = from_preset(SMOKE, tmp_path)  # no engine was built under tmp_path: load() fails
     settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False), **GENERATED_ONLY)
     app = create_app(settings, generator=broken)
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             ready = (await client.get("/ready")).json()
             reply = await client.post("/v1/reply", json=LLM_MESSAGE)
@@ -52,7 +51,7 @@ async def test_trtllm_that_cannot_be_imported_falls_back_and_ready_says_so(
         cache_dir=tmp_path, generator=GeneratorSettings(backend="trtllm", trtllm_preset=SMOKE, warmup=False)
     )
     app = create_app(settings)
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             ready = (await client.get("/ready")).json()
     assert ready["generator"]["backend"] == "hf"

@@ -8,14 +8,13 @@ from contextlib import aclosing
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.breaker import Breaker
 from serve.errors import BackendUnavailable, GenerationFailed, InvalidRequest
 from serve.generation.base import ChatMessage, GenerationChunk, GenerationRequest
 from serve.generation.pool import GeneratorPool, PoolMember, assign
-from tests.conftest import sse_json
+from tests.conftest import lifespan, sse_json
 from tests.fakes import ScriptedFakeGenerator
 
 
@@ -160,7 +159,7 @@ LLM = {"domain": "telecom", "message": "How do I check how much mobile data I ha
 
 async def open_app(settings, pool):
     app = create_app(settings, generator=pool)
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             yield client
 

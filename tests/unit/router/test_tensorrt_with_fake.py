@@ -20,7 +20,7 @@ from checkpoints.router_trt import EngineBuildError, build_engine
 from serve.router.encoding import TextEncoder
 from serve.router.onnx import OnnxSession
 from serve.router.tensorrt import EngineMismatch, TensorRTSession, check_engine_manifest
-from tests.conftest import REPO
+from tests.conftest import REPO, lifespan
 from tests.fakes_tensorrt import (
     FAKE_SURFACE,
     FAKE_VERSION_10,
@@ -376,7 +376,6 @@ async def test_ready_scores_the_tensorrt_router_off_the_event_loop(
     engine_dir: Path, router_dir: Path, settings: Any, fake_generator: Any
 ) -> None:
     import httpx
-    from asgi_lifespan import LifespanManager
 
     from serve.app import create_app
     from serve.router.base import Thresholds
@@ -394,7 +393,7 @@ async def test_ready_scores_the_tensorrt_router_off_the_event_loop(
         Thresholds(),
     )
     app = create_app(settings, generator=fake_generator, router=router)
-    async with LifespanManager(app):
+    async with lifespan(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             loop_thread = threading.get_ident()
             executed, synced = len(session.context.execute_threads), len(memory.sync_threads)
