@@ -146,6 +146,18 @@ _GIVEN_ORDER = re.compile(
 _GIVEN_PHONE = re.compile(
     r"(?<!\d)(1[3-9]\d{9})(?!\d)|(?i:(?:phone|mobile|number|手机|电话|号码)\D{0,6}(\+?\d[\d ]{7,15}\d))"
 )
+# A postcode: a UK one as customers write it (capitals), or after the word postcode/zip, or a US ZIP after a
+# state's code ("Warren RI? 02885"). A bare five-digit number is not one: it could be anything.
+_US_STATES = (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY "
+    "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY"
+).split()
+_UK_POSTCODE = r"[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"
+_GIVEN_POSTCODE = re.compile(
+    rf"\b({_UK_POSTCODE})\b"
+    rf"|(?i:\b(?:zip(?:\s?code)?|post\s?code)\W{{0,3}}(?:is\s+)?(\d{{5}}|{_UK_POSTCODE}))\b"
+    rf"|(?:(?<=[a-z]\s)|(?<=[a-z],\s))(?:{'|'.join(_US_STATES)})\W{{0,3}}(\d{{5}})(?:-\d{{4}})?\b"
+)
 _PRIVATE = re.compile(r"(?i)私信|\bDM(?:'?d|s)?\b|direct message|private message")
 # A named place ("at Torquay Nicholson Road Store", "in South Ruislip"): a reply about a store does not ask
 # which store it was. Capitalised words after "at"/"in"; a trailing store word is dropped.
@@ -160,9 +172,9 @@ _NOT_PLACES = frozenset(
 
 
 def given_references(texts: list[str]) -> dict[str, str]:
-    """What the customer already wrote in `texts` (their own turns): `order_id`, `phone`, `place` (a named
-    place, English), and `private` when they say they sent the details in a private message. The last mention
-    of each wins."""
+    """What the customer already wrote in `texts` (their own turns): `order_id`, `phone`, `postcode`, `place`
+    (a named place, English), and `private` when they say they sent the details in a private message. The
+    last mention of each wins."""
     given: dict[str, str] = {}
     for text in texts:
         normalized = unicodedata.normalize("NFKC", strip_wrapping(text))
@@ -172,11 +184,13 @@ def given_references(texts: list[str]) -> dict[str, str]:
             token = next(g for g in match.groups() if g)
             if token != given.get("phone"):
                 given["order_id"] = token
+        for match in _GIVEN_POSTCODE.finditer(normalized):
+            given["postcode"] = next(g for g in match.groups() if g).upper()
         if _PRIVATE.search(normalized):
             given["private"] = "yes"
         for match in _PLACE.finditer(normalized):
             place = _STORE_WORDS.sub("", match.group(1)).strip(" .'’")
-            if place and place.split()[0] not in _NOT_PLACES:
+            if place and place.split()[0] not in _NOT_PLACES and not any(ch.isdigit() for ch in place):
                 given["place"] = place
     return given
 

@@ -380,8 +380,16 @@ class PromptLibrary:
         """A bank reply for this customer; `given`: what they already wrote (serve/acts.given_references: an
         order or phone number, a named place), so the reply does not ask for it again."""
         pf = self.file(domain, lang)
+        # The customer's own order or phone number stands in for the account's where the request has none: the
+        # bank's "send me the order number" branches then use it instead of asking again. Only the number is
+        # taken, never a status or any other account fact.
+        typed = {key: given[key] for key in ("order_id", "phone") if given and key in given}
         text = self._render(
-            reply.reply, pf, sanitize_context(context), intent=reply.intent, given=sanitize_context(given)
+            reply.reply,
+            pf,
+            sanitize_context({**typed, **(context or {})}),
+            intent=reply.intent,
+            given=sanitize_context(given),
         )
         return " ".join(text.split())
 

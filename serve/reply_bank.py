@@ -40,6 +40,19 @@ _NEGATIVE = re.compile(
 )
 
 
+# `{% if given.x is defined %}A{% else %}B{% endif %}`: A and B say the same thing for a customer who did or
+# did not give x. Only B is indexed, so wording a reply for what the customer gave moves no selection.
+_GIVEN_BRANCH = re.compile(
+    r"\{%-?\s*if given\.\w+ is defined\s*-?%\}.*?\{%-?\s*else\s*-?%\}(.*?)\{%-?\s*endif\s*-?%\}", re.S
+)
+
+
+def without_given_branches(template: str) -> str:
+    """A bank reply's template as the index reads it: where it has a branch for a detail the customer gave,
+    only the text for a customer who gave none."""
+    return _GIVEN_BRANCH.sub(r"\1", template)
+
+
 def is_angry(message: str) -> bool:
     """The message swears at, blames or complains about someone (words of anger or blame, both languages)."""
     return _NEGATIVE.search(message) is not None
@@ -70,7 +83,7 @@ class ReplySelector:
                 continue
             index = build_index(
                 [(r.situation, *r.examples) for r in replies],
-                [r.reply for r in replies],
+                [without_given_branches(r.reply) for r in replies],
                 embed,
                 space,
                 vectors_dir,

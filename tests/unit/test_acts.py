@@ -164,9 +164,9 @@ def test_given_references_find_what_the_customer_already_wrote() -> None:
     assert given_references(["已经发到你私信了"]) == {"private": "yes"}
     assert given_references(["I've sent you a DM"]) == {"private": "yes"}
     assert given_references(["my parcel is late", "order 5388123456 please"]) == {"order_id": "5388123456"}
-    assert (
-        given_references(["the box on channel 313 froze", "postcode 02885"]) == {}
-    )  # short numbers are not references
+    assert given_references(["the box on channel 313 froze", "postcode 02885"]) == {
+        "postcode": "02885"
+    }  # short numbers are not order references, and a bare channel number is nothing
 
 
 @pytest.mark.parametrize(
@@ -198,3 +198,40 @@ def test_a_store_reply_does_not_ask_which_store_when_the_customer_named_it() -> 
     assert "which store" in library.bank_reply(
         "ecommerce", "en", reply, {}, given_references(["men outside"])
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "postcode"),
+    [
+        ("any update on restoring cable/internet to Warren RI? 02885", "02885"),
+        ("no signal at SW1A 1AA since monday", "SW1A 1AA"),
+        ("my postcode is ls1 4ap", "LS1 4AP"),
+        ("zip code: 10001, still no internet", "10001"),
+    ],
+)
+def test_a_postcode_is_given(text: str, postcode: str) -> None:
+    given = given_references([text])
+    assert given.get("postcode") == postcode
+    assert "place" not in given or not any(ch.isdigit() for ch in given["place"])
+
+
+@pytest.mark.parametrize("text", ["ordered 12345 items", "CALL ME 12345 TIMES", "channel 313 froze at 10"])
+def test_a_bare_short_number_is_not_a_postcode(text: str) -> None:
+    assert "postcode" not in given_references([text])
+
+
+def test_a_bank_reply_uses_the_postcode_and_the_order_number_the_customer_gave() -> None:
+    library = PromptLibrary.load()
+    outage = next(r for r in library.bank("telecom", "en") if r.id == "broadband-area-outage")
+    given = library.bank_reply(
+        "telecom", "en", outage, {}, given_references(["internet down in Warren RI 02885"])
+    )
+    assert "02885" in given and "postcode" not in given
+    assert "Send me your postcode" in library.bank_reply("telecom", "en", outage, {}, {})
+    refund = next(r for r in library.bank("ecommerce", "en") if r.id == "refund-not-received")
+    text = "still no refund. order i407-6768178-8573154"
+    typed = library.bank_reply("ecommerce", "en", refund, {}, given_references([text]))
+    assert "i407-6768178-8573154" in typed and "send me the order number" not in typed
+    # the account's own number, when the request carries one, wins over what the customer typed
+    own = library.bank_reply("ecommerce", "en", refund, {"order_id": "A1000001"}, given_references([text]))
+    assert "A1000001" in own and "i407" not in own

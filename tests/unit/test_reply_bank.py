@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from serve.prompts import PromptLibrary
-from serve.reply_bank import ReplySelector
+from serve.reply_bank import ReplySelector, without_given_branches
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +48,17 @@ def test_every_source_of_a_bank_reply_is_an_entry_of_its_domain_and_language() -
             assert set(reply.sources) <= ids, (domain, lang, reply.id, set(reply.sources) - ids)
             linked += bool(reply.sources)
     assert linked >= 300  # most bank replies state brand facts, and say where they come from
+
+
+def test_the_index_reads_a_reply_as_a_customer_who_gave_no_detail_sees_it() -> None:
+    template = (
+        "Sorry. {% if given.postcode is defined %}Service status shows {{ given.postcode }}.{% else %}"
+        "Send me your postcode.{% endif %} {% if context.order_id is defined %}Order {{ context.order_id }}."
+        "{% endif %}"
+    )
+    assert without_given_branches(template) == (
+        "Sorry. Send me your postcode. "
+        "{% if context.order_id is defined %}Order {{ context.order_id }}.{% endif %}"
+    )
+    plain = "{% if context.plan is defined %}You're on {{ context.plan }}.{% endif %} Plans start at €10."
+    assert without_given_branches(plain) == plain
