@@ -160,9 +160,9 @@ _GIVEN_POSTCODE = re.compile(
 )
 _PRIVATE = re.compile(r"(?i)私信|\bDM(?:'?d|s)?\b|direct message|private message")
 # A named place ("at Torquay Nicholson Road Store", "in South Ruislip"): a reply about a store does not ask
-# which store it was. Capitalised words after "at"/"in"; a trailing store word is dropped.
+# which store it was. Capitalised words after "at", "in", "near" or "area of"; a trailing store word goes.
 _PLACE = re.compile(
-    r"\b(?:at|in)\s+(?:the\s+|your\s+)?([A-Z][\w'’&-]*(?:\s+(?:[Uu]pon|on|le|[A-Z][\w'’&-]*))*)"
+    r"\b(?:at|in|near|area of)\s+(?:the\s+|your\s+)?([A-Z][\w'’&-]*(?:\s+(?:[Uu]pon|on|le|[A-Z][\w'’&-]*))*)"
 )
 _STORE_WORDS = re.compile(r"(?:\s+(?:Store|Branch|Shop|Superstore|Supermarket|Local|Extra|Express))+$")
 _NOT_PLACES = frozenset(

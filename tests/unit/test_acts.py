@@ -176,6 +176,7 @@ def test_given_references_find_what_the_customer_already_wrote() -> None:
         ("people begging for cash outside, customers in North Wembley are scared", "North Wembley"),
         ("@ExampleShop trolleys everywhere at @ExampleShop Hillbury. Sort it out", "Hillbury"),
         ("rude staff at the Riverside branch today", "Riverside"),
+        ("Eleweran area of Abeokuta, Ogun State has had no signal all week", "Abeokuta"),
     ],
 )
 def test_a_named_place_is_given(text: str, place: str) -> None:
