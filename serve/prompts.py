@@ -129,6 +129,20 @@ class RouteRule:
     reason: str
 
 
+# `{% if given.x is defined %}A{% else %}B{% endif %}`: A and B say the same thing for a customer who did or
+# did not give x. The reply bank indexes only B, so wording a reply for what the customer gave moves no
+# selection; the library check makes sure no other shape of branch on `given` is left for the index to read.
+_GIVEN_BRANCH = re.compile(
+    r"\{%-?\s*if given\.\w+ is defined\s*-?%\}.*?\{%-?\s*else\s*-?%\}(.*?)\{%-?\s*endif\s*-?%\}", re.S
+)
+
+
+def without_given_branches(template: str) -> str:
+    """A bank reply's template as the index reads it: where it has a branch for a detail the customer gave,
+    only the text for a customer who gave none."""
+    return _GIVEN_BRANCH.sub(r"\1", template)
+
+
 def sanitize_context(context: dict[str, Any] | None) -> dict[str, str]:
     """Customer facts as one-line strings; odd keys dropped, long values cut. Values stay data: they are
     never parsed as templates, and a newline cannot start a fake 'System:' line."""
@@ -274,7 +288,7 @@ class PromptLibrary:
                     ({}, {}),
                     (
                         {"name": "A", "plan": "B", "balance": "1", "order_id": "C", "order_status": "D"},
-                        {"order_id": "E", "phone": "F", "place": "G"},
+                        {"order_id": "E", "phone": "F", "postcode": "G", "place": "H"},
                     ),
                 ):
                     try:
@@ -284,6 +298,13 @@ class PromptLibrary:
                             f"{where}: reply does not render with context {sorted(context)}: {exc}"
                         )
                         break
+                # the else text must be plain and nothing on `given` left over, or the index reads markup
+                nested = any("{%" in m.group(1) for m in _GIVEN_BRANCH.finditer(r.reply))
+                if nested or "given." in without_given_branches(r.reply):
+                    problems.append(
+                        f"{where}: a branch on a given detail must be "
+                        "{% if given.x is defined %}...{% else %}...{% endif %} with no `if` inside its else"
+                    )
         return problems
 
     def _route_table(self) -> dict[tuple[str, str, str], RouteRule]:

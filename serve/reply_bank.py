@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from serve.prompts import BankReply, PromptLibrary
+from serve.prompts import BankReply, PromptLibrary, without_given_branches
 from serve.retrieval.index import Hit, HybridIndex
 from serve.retrieval.vectors import Embed, build_index
 from serve.router.base import IntentResult
@@ -38,19 +38,6 @@ _NEGATIVE = re.compile(
     r"disappoint\w*|complain\w*|not happy)\b|差劲|太差|很差|垃圾|投诉|坑人|骗|恶心|生气|失望|"
     r"气死|什么破|无语|不满"
 )
-
-
-# `{% if given.x is defined %}A{% else %}B{% endif %}`: A and B say the same thing for a customer who did or
-# did not give x. Only B is indexed, so wording a reply for what the customer gave moves no selection.
-_GIVEN_BRANCH = re.compile(
-    r"\{%-?\s*if given\.\w+ is defined\s*-?%\}.*?\{%-?\s*else\s*-?%\}(.*?)\{%-?\s*endif\s*-?%\}", re.S
-)
-
-
-def without_given_branches(template: str) -> str:
-    """A bank reply's template as the index reads it: where it has a branch for a detail the customer gave,
-    only the text for a customer who gave none."""
-    return _GIVEN_BRANCH.sub(r"\1", template)
 
 
 def is_angry(message: str) -> bool:

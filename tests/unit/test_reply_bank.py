@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
-from serve.prompts import PromptLibrary
-from serve.reply_bank import ReplySelector, without_given_branches
+from serve.prompts import PROMPTS_DIR, PromptConfigError, PromptLibrary, without_given_branches
+from serve.reply_bank import ReplySelector
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +64,20 @@ def test_the_index_reads_a_reply_as_a_customer_who_gave_no_detail_sees_it() -> N
     )
     plain = "{% if context.plan is defined %}You're on {{ context.plan }}.{% endif %} Plans start at €10."
     assert without_given_branches(plain) == plain
+
+
+def test_the_library_refuses_a_given_branch_the_index_cannot_read(tmp_path) -> None:
+    """An `if` inside the else of a `given` branch would leave markup in the indexed text: loading says so."""
+    shutil.copytree(PROMPTS_DIR, tmp_path / "prompts")
+    bank = tmp_path / "prompts" / "telecom" / "replies.en.yaml"
+    text = bank.read_text(encoding="utf-8")
+    broken = text.replace(
+        "{% else %}Send me your postcode and I'll check;",
+        "{% else %}{% if context.plan is defined %}On your plan, {% endif %}"
+        "Send me your postcode and I'll check;",
+        1,
+    )
+    assert broken != text
+    bank.write_text(broken, encoding="utf-8")
+    with pytest.raises(PromptConfigError, match=r"broadband-area-outage.*branch on a given detail"):
+        PromptLibrary.load(tmp_path / "prompts")
