@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from serve.engine_artifacts import GPUS, MIN_COMPUTE_CAPABILITY, UNSUPPORTED_GPUS, EngineLayout
+from serve.yamlfile import read_yaml
 
 
 class _Strict(BaseModel):
@@ -214,7 +215,7 @@ class LlmConfigError(ValueError):
 
 def load_llm_config(path: Path) -> LlmBuildConfig:
     try:
-        raw = yaml.safe_load(Path(path).read_text())
+        raw = read_yaml(Path(path).read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise LlmConfigError(f"{path}: cannot read YAML: {exc}") from exc
     try:

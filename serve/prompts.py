@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from serve.resources import data_dir
 from serve.taxonomy import DOMAINS, INTENTS
+from serve.yamlfile import read_yaml
 
 Route = Literal["llm", "canned", "clarify", "handoff", "template", "knowledge", "selected", "act"]
 LANGS = ("en", "zh")
@@ -478,7 +479,7 @@ class PromptLibrary:
 
 def _load_model(path: Path, model: type[BaseModel], problems: list[str]) -> Any:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = read_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         problems.append(f"{path.parent.name}/{path.name}: file not found ({path})")
         return None

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from serve.resources import data_dir
 from serve.taxonomy import DOMAINS, INTENTS
+from serve.yamlfile import read_yaml
 
 KNOWLEDGE_DIR = data_dir("knowledge")  # the checkout's knowledge/, or the wheel's copy (serve/resources.py)
 LANGS = ("en", "zh")
@@ -150,7 +151,7 @@ def load_entries(root: Path = KNOWLEDGE_DIR, today: dt.date | None = None) -> Lo
 
 def _parse(rel: str, raw: bytes, problems: list[str]) -> FileModel | None:
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = read_yaml(raw.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         problems.append(f"{rel}: not valid YAML: {exc}")
         return None
