@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -163,6 +164,17 @@ def sanitize_context(context: dict[str, Any] | None) -> dict[str, str]:
     return clean
 
 
+# One sandbox for every library: its options never change, and a compiled template depends only on its source.
+# So a reload, or another server in the same process, compiles only the templates that changed (the load
+# check compiles all of them: about 0.3 s of each start-up on a 2-core CPU).
+_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+
+
+@lru_cache(maxsize=8192)
+def _compiled(source: str) -> Any:
+    return _ENV.from_string(source)
+
+
 class PromptLibrary:
     def __init__(
         self,
@@ -173,10 +185,6 @@ class PromptLibrary:
         self.manifest = manifest
         self.files = files
         self.banks = banks or {}
-        self._env = ImmutableSandboxedEnvironment(
-            undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
-        )
-        self._compiled: dict[str, Any] = {}
         self._rules = self._route_table()
 
     # ------------------------------------------------------------------ loading
@@ -456,10 +464,7 @@ class PromptLibrary:
         return self._render(pf.handoff, pf, sanitize_context(context), intent="contact_human")
 
     def _template(self, source: str) -> Any:
-        compiled = self._compiled.get(source)
-        if compiled is None:
-            compiled = self._compiled[source] = self._env.from_string(source)
-        return compiled
+        return _compiled(source)
 
     def _render(self, source: str, pf: PromptFile, context: dict[str, str], **extra: Any) -> str:
         variables = {

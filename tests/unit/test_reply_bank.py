@@ -81,3 +81,17 @@ def test_the_library_refuses_a_given_branch_the_index_cannot_read(tmp_path) -> N
     bank.write_text(broken, encoding="utf-8")
     with pytest.raises(PromptConfigError, match=r"broadband-area-outage.*branch on a given detail"):
         PromptLibrary.load(tmp_path / "prompts")
+
+
+def test_a_second_library_load_compiles_no_template_again() -> None:
+    """The load check compiles every template; a reload of unchanged files (or a second server in the process)
+    reuses them, and an edited reply is compiled afresh."""
+    from serve import prompts
+
+    PromptLibrary.load(PROMPTS_DIR)
+    before = prompts._compiled.cache_info()
+    library = PromptLibrary.load(PROMPTS_DIR)
+    after = prompts._compiled.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits
+    assert library.template_reply("telecom", "en", "greeting_chitchat", {})
+    assert prompts._compiled("{{ 1 + 1 }} new") is prompts._compiled("{{ 1 + 1 }} new")
