@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2 import TemplateError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from serve.resources import data_dir
+from serve.sandbox import compiled
 from serve.taxonomy import DOMAINS, INTENTS
 from serve.yamlfile import read_yaml
 
@@ -82,9 +82,6 @@ class LoadedEntries:
     expired: tuple[Entry, ...]
     digest: str  # sha256 of every file's path and bytes: the knowledge base's version
     files: int
-
-
-_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 
 
 def sentences(text: str) -> list[str]:
@@ -183,7 +180,7 @@ def _entry_problems(e: EntryModel) -> list[str]:
     problems = [f"intents: unknown intent {i!r}" for i in e.intents if i not in INTENTS]
     if "{{" in e.text or "{%" in e.text:
         try:
-            template = _ENV.from_string(e.text)
+            template = compiled(e.text)
             for context in ({}, {"name": "A", "order_id": "1", "plan": "P", "balance": "1"}):
                 template.render(context=context, company="X")
         except TemplateError as exc:
@@ -195,4 +192,4 @@ def render(entry: Entry, company: str, context: dict[str, str]) -> str:
     """The entry's text with its slots filled from the customer facts (sandboxed, like the prompts)."""
     if "{{" not in entry.text and "{%" not in entry.text:
         return entry.text
-    return " ".join(_ENV.from_string(entry.text).render(context=context, company=company).split())
+    return " ".join(compiled(entry.text).render(context=context, company=company).split())

@@ -86,12 +86,12 @@ def test_the_library_refuses_a_given_branch_the_index_cannot_read(tmp_path) -> N
 def test_a_second_library_load_compiles_no_template_again() -> None:
     """The load check compiles every template; a reload of unchanged files (or a second server in the process)
     reuses them, and an edited reply is compiled afresh."""
-    from serve import prompts
+    from serve.sandbox import compiled
 
     PromptLibrary.load(PROMPTS_DIR)
-    before = prompts._compiled.cache_info()
+    before = compiled.cache_info()
     library = PromptLibrary.load(PROMPTS_DIR)
-    after = prompts._compiled.cache_info()
+    after = compiled.cache_info()
     assert after.misses == before.misses and after.hits > before.hits
     assert library.template_reply("telecom", "en", "greeting_chitchat", {})
-    assert prompts._compiled("{{ 1 + 1 }} new") is prompts._compiled("{{ 1 + 1 }} new")
+    assert compiled("{{ 1 + 1 }} new") is compiled("{{ 1 + 1 }} new")
