@@ -21,6 +21,7 @@ from serve.acts import strip_wrapping
 from serve.config import Settings
 from serve.evaluation.datasets import jsonl_rows
 from serve.retrieval import one_blas_thread
+from serve.retrieval.semantic import load_semantic
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,10 @@ def run_eval(
             print(f"note: {note}", file=sys.stderr)
         embed, space = chain.vector_model() or (None, None)
         readings = read_all(chain, [q.text for q in questions])
-    base = KnowledgeBase.load(settings.knowledge.path or KNOWLEDGE_DIR, embed, space, settings.vectors_dir)
+    semantic = load_semantic(settings.cache_dir, settings.knowledge.semantic_search and not lexical)
+    base = KnowledgeBase.load(
+        settings.knowledge.path or KNOWLEDGE_DIR, embed, space, settings.vectors_dir, semantic
+    )
     known = {
         (e.domain, e.lang, e.id)
         for d in ("telecom", "ecommerce")
@@ -205,7 +209,8 @@ def run_bank_eval(
         chain, notes = load_router(settings)
         embed, space = chain.vector_model() or (None, None)
         readings = read_all(chain, [q.text for q in questions])
-    selector = ReplySelector(library, embed, space, settings.vectors_dir)
+    semantic = load_semantic(settings.cache_dir, settings.knowledge.semantic_search and not lexical)
+    selector = ReplySelector(library, embed, space, settings.vectors_dir, semantic)
     ranked = []
     for q, reading in zip(questions, readings, strict=True):
         found = selector.candidates(q.domain, q.lang, strip_wrapping(q.text) or q.text, reading, k=5)
@@ -235,7 +240,8 @@ def _print_table(title: str, result: dict[str, Any]) -> None:
         f"{'set':<16}{'n':>5}{'R@1':>8}{'R@5':>8}{'MRR':>8}{'answered':>10}{'right':>8}{'n/a':>6}"
         f"{'n/a answered':>14}"
     )
-    for key in [k for k in result if isinstance(result[k], dict)]:
+    # the metric groups (dicts with 'n'), not the settings recorded beside them (select_min_score)
+    for key in [k for k in result if isinstance(result[k], dict) and "n" in result[k]]:
         m = result[key]
         print(
             f"{key:<16}{m['n']:>5}{m['recall_at_1']:>8.3f}{m['recall_at_5']:>8.3f}{m['mrr']:>8.3f}"

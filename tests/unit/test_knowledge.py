@@ -171,3 +171,24 @@ def test_retrieval_metrics_count_ranks_answers_and_unanswerable_messages() -> No
     assert en["n"] == 2 and en["recall_at_1"] == 0.5 and en["recall_at_5"] == 1.0 and en["mrr"] == 0.75
     assert en["answered"] == 1.0 and en["answer_precision"] == 0.5 and en["unanswerable_answered"] == 1.0
     assert result["test/zh"]["recall_at_1"] == 0.0 and result["test/zh"]["mrr"] == 0.5
+
+
+def test_eval_bank_prints_its_table_and_writes_the_threshold_beside_the_groups(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serve.config import Settings
+    from serve.evaluation.kb_eval import run_bank_eval
+
+    rows = [
+        {"text": "which courier do you use?", "domain": "ecommerce", "lang": "en", "reply_ids": []},
+        {"text": "我的快递到哪了", "domain": "ecommerce", "lang": "zh", "reply_ids": []},
+    ]
+    data = tmp_path / "bank.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "bank.json"
+    assert run_bank_eval(data, Settings(cache_dir=tmp_path), out, lexical=True) == 0
+    table = capsys.readouterr().out
+    assert any(line.startswith("all ") for line in table.splitlines())
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert set(result["select_min_score"]) == {"en", "zh"}  # recorded, not printed as a group
+    assert not any(line.startswith("select_min_score") for line in table.splitlines())
