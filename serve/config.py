@@ -284,6 +284,11 @@ class KnowledgeSettings(_Section):
     history_turns: int = Field(
         1, ge=0, le=5, description="the customer's previous messages added to the query"
     )
+    semantic_search: bool = Field(
+        True,
+        description="English search also compares the message with the shipped MiniLM's sentence vectors "
+        "(built by `csreply prepare`; skipped with a warning when missing)",
+    )
     vectors_dir: Path | None = Field(
         None,
         description="cache of the sentence vectors of the knowledge base and the "

@@ -19,6 +19,8 @@ import numpy as np
 
 from serve.prompts import BankReply, PromptLibrary, without_given_branches
 from serve.retrieval.index import Hit, HybridIndex
+from serve.retrieval.semantic import LANGS as SEMANTIC_LANGS
+from serve.retrieval.semantic import SemanticEncoder
 from serve.retrieval.vectors import Embed, build_index
 from serve.router.base import IntentResult
 
@@ -59,11 +61,14 @@ class ReplySelector:
         embed: Embed | None = None,
         space: str | None = None,
         vectors_dir: Path | None = None,
+        semantic: SemanticEncoder | None = None,
     ) -> None:
         started = time.perf_counter()
+        self._semantic = semantic
         self._replies: dict[tuple[str, str], list[BankReply]] = {}
         self._index: dict[tuple[str, str], HybridIndex] = {}
         self.dense = False
+        self.semantic_search = False  # some index also has the English search encoder's vectors
         for (domain, lang), bank in sorted(library.banks.items()):
             replies = list(bank.replies)
             if not replies:
@@ -74,8 +79,10 @@ class ReplySelector:
                 embed,
                 space,
                 vectors_dir,
+                semantic=semantic if lang in SEMANTIC_LANGS else None,
             )
             self.dense = self.dense or index.vectors is not None
+            self.semantic_search = self.semantic_search or index.semantic is not None
             self._replies[(domain, lang)] = replies
             self._index[(domain, lang)] = index
         self.size = sum(len(r) for r in self._replies.values())
@@ -99,7 +106,10 @@ class ReplySelector:
         if intent is not None and intent.ranking:
             probs = {r.label: r.confidence for r in intent.ranking}
             prior = np.array([probs.get(r.intent, 0.0) for r in replies])
-        found = index.search(query, vector, k + 10, prior)
+        semantic = None
+        if self._semantic is not None and index.semantic is not None:
+            semantic = self._semantic.encode_one(query)
+        found = index.search(query, vector, k + 10, prior, semantic=semantic)
         if prior is not None and intent is not None and intent.label != "out_of_scope":
             # A reply for an intent the router gives no chance needs a close match: on real messages such
             # picks were right 2 times in 14 (a greeting matched "day pass", lazy drivers "cash on delivery").

@@ -27,6 +27,7 @@ from serve.prompts import PROMPTS_DIR, PromptLibrary
 from serve.reply_bank import ReplySelector
 from serve.response_cache import MemoryResponseCache, RedisResponseCache, ResponseCache
 from serve.retrieval import one_blas_thread
+from serve.retrieval.semantic import load_semantic
 from serve.router.background import RouterBuild
 from serve.router.base import IntentClassifier
 from serve.router.fallback import FallbackRouter
@@ -226,9 +227,17 @@ async def build_services(
     # query vectors it returns with each classification); without them, lexically
     embed, space = chain.vector_model() or (None, None)
     one_blas_thread()
-    knowledge = KnowledgeStore(settings.knowledge, embed, space, settings.vectors_dir)
+    # and English search with the shipped MiniLM's own vectors too (serve/retrieval/semantic.py). Not while
+    # the quick lexical router serves and the BERT one is being built (`make run`): encoding the indexes'
+    # English texts takes about 15 s, which would delay the first reply; the swap brings it in.
+    semantic = None
+    if not (settings.router.build_in_background and router is None and embed is None):
+        semantic = await asyncio.to_thread(
+            load_semantic, settings.cache_dir, settings.knowledge.semantic_search
+        )
+    knowledge = KnowledgeStore(settings.knowledge, embed, space, settings.vectors_dir, semantic)
     await asyncio.to_thread(knowledge.load)
-    selector = await asyncio.to_thread(ReplySelector, library, embed, space, settings.vectors_dir)
+    selector = await asyncio.to_thread(ReplySelector, library, embed, space, settings.vectors_dir, semantic)
     pipeline = ReplyPipeline(
         router=chain,
         generator=pool,
@@ -285,8 +294,13 @@ async def swap_router(services: Services, router_notes: list[str]) -> None:
         raise RuntimeError("the build left no loadable model router: " + "; ".join(notes))
     await fresh.classify(["hello"])  # warm-up before it takes traffic
     embed, space = found
-    selector = await asyncio.to_thread(ReplySelector, services.library, embed, space, settings.vectors_dir)
-    services.knowledge.use_vectors(embed, space)
+    semantic = services.knowledge.semantic or await asyncio.to_thread(
+        load_semantic, settings.cache_dir, settings.knowledge.semantic_search
+    )
+    selector = await asyncio.to_thread(
+        ReplySelector, services.library, embed, space, settings.vectors_dir, semantic
+    )
+    services.knowledge.use_vectors(embed, space, semantic)
     await services.knowledge.reload()
     old = services.router.adopt(fresh)
     services.pipeline.selector = selector

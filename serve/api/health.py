@@ -57,12 +57,14 @@ async def ready(services: ServicesDep) -> JSONResponse:
         "entries": knowledge.size if knowledge else 0,
         "expired": knowledge.expired if knowledge else 0,
         "dense": knowledge.dense if knowledge else False,
+        "semantic": knowledge.semantic_search if knowledge else False,
         "reloads": services.knowledge.reloads,
     }
     selector = services.selector
     body["reply_bank"] = {
         "replies": selector.size if selector else 0,
         "dense": selector.dense if selector else False,
+        "semantic": selector.semantic_search if selector else False,
     }
     if services.builder is not None:
         body["router"]["build"] = services.builder.status()

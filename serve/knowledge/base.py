@@ -24,6 +24,8 @@ from serve.knowledge.entries import (
     sentences,
 )
 from serve.retrieval.index import DEFAULT_WEIGHTS, Hit, HybridIndex, View, Weights
+from serve.retrieval.semantic import LANGS as SEMANTIC_LANGS
+from serve.retrieval.semantic import SemanticEncoder
 from serve.retrieval.vectors import Embed, build_index
 from serve.taxonomy import DOMAINS
 
@@ -52,11 +54,14 @@ class KnowledgeBase:
         space: str | None = None,
         vectors_dir: Path | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
+        semantic: SemanticEncoder | None = None,
     ) -> None:
         started = time.perf_counter()
+        self._semantic = semantic
         self.digest = loaded.digest
         self.expired = len(loaded.expired)
         self.dense = False
+        self.semantic_search = False  # some index also has the English search encoder's vectors
         self._entries: dict[tuple[str, str], list[Entry]] = {}
         self._index: dict[tuple[str, str], HybridIndex] = {}
         by_key = {(e.domain, e.lang): [] for e in loaded.entries}  # type: dict[tuple[str, str], list[Entry]]
@@ -77,8 +82,10 @@ class KnowledgeBase:
                     space,
                     vectors_dir,
                     weights,
+                    semantic if lang in SEMANTIC_LANGS else None,
                 )
                 self.dense = self.dense or index.vectors is not None
+                self.semantic_search = self.semantic_search or index.semantic is not None
                 self._entries[(domain, lang)] = items
                 self._index[(domain, lang)] = index
         self._by_id = {(e.domain, e.lang, e.id): e for e in loaded.entries}
@@ -99,8 +106,9 @@ class KnowledgeBase:
         embed: Embed | None = None,
         space: str | None = None,
         vectors_dir: Path | None = None,
+        semantic: SemanticEncoder | None = None,
     ) -> KnowledgeBase:
-        return cls(load_entries(root), embed, space, vectors_dir)
+        return cls(load_entries(root), embed, space, vectors_dir, semantic=semantic)
 
     def entries(self, domain: str, lang: str) -> list[Entry]:
         return [e for e in self._entries.get((domain, lang), []) if e.lang == lang]
@@ -126,9 +134,12 @@ class KnowledgeBase:
         prior = None
         if intents:
             prior = np.array([max((intents.get(i, 0.0) for i in e.intents), default=0.0) for e in items])
+        semantic = None
+        if self._semantic is not None and index.semantic is not None:
+            semantic = self._semantic.encode_one(query)
         return [
             KnowledgeHit(items[h.item], h.score, h, items[h.item].lang != lang)
-            for h in index.search(query, vector, k, prior)
+            for h in index.search(query, vector, k, prior, semantic=semantic)
         ]
 
     def answer(self, hit: KnowledgeHit, lang: str, query: str, company: str, context: dict[str, str]) -> str:
@@ -159,6 +170,10 @@ def _best_sentences(parts: list[str], query: str) -> list[str]:
 
 
 def load_knowledge(
-    root: Path | None, embed: Embed | None, space: str | None, vectors_dir: Path | None
+    root: Path | None,
+    embed: Embed | None,
+    space: str | None,
+    vectors_dir: Path | None,
+    semantic: SemanticEncoder | None = None,
 ) -> KnowledgeBase:
-    return KnowledgeBase.load(root or KNOWLEDGE_DIR, embed, space, vectors_dir)
+    return KnowledgeBase.load(root or KNOWLEDGE_DIR, embed, space, vectors_dir, semantic)

@@ -144,16 +144,20 @@ def build_indexes(settings: Settings, root: Path | None = None) -> None:
     from serve.knowledge.base import KnowledgeBase
     from serve.prompts import PROMPTS_DIR, PromptLibrary
     from serve.reply_bank import ReplySelector
+    from serve.retrieval.semantic import load_semantic
 
     started = time.perf_counter()
     embed, space = _vector_model(settings)
+    semantic = load_semantic(settings.cache_dir, settings.knowledge.semantic_search)
     base = KnowledgeBase.load(
-        root or _root(argparse.Namespace(path=None), settings), embed, space, settings.vectors_dir
+        root or _root(argparse.Namespace(path=None), settings), embed, space, settings.vectors_dir, semantic
     )
     selector = ReplySelector(
-        PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR), embed, space, settings.vectors_dir
+        PromptLibrary.load(settings.prompts_dir or PROMPTS_DIR), embed, space, settings.vectors_dir, semantic
     )
     vectors = "with the router's sentence vectors" if base.dense else "lexical only (no router vectors)"
+    if base.semantic_search:
+        vectors += " and, in English, the search encoder's"
     print(
         f"indexed {base.size} knowledge entries and {selector.size} bank replies {vectors} in "
         f"{time.perf_counter() - started:.1f} s (knowledge digest {base.digest}; cache "
@@ -165,6 +169,7 @@ def _search(args: argparse.Namespace, settings: Settings | None) -> int:
     from serve.followup import script_lang
     from serve.knowledge.base import KnowledgeBase
     from serve.knowledge.entries import KnowledgeError
+    from serve.retrieval.semantic import load_semantic
 
     if settings is None:
         return 2
@@ -173,7 +178,8 @@ def _search(args: argparse.Namespace, settings: Settings | None) -> int:
     chain = None if args.lexical else _router(settings)
     embed, space = (chain.vector_model() if chain is not None else None) or (None, None)
     try:
-        base = KnowledgeBase.load(_root(args, settings), embed, space, settings.vectors_dir)
+        semantic = load_semantic(settings.cache_dir, settings.knowledge.semantic_search and not args.lexical)
+        base = KnowledgeBase.load(_root(args, settings), embed, space, settings.vectors_dir, semantic)
     except KnowledgeError as exc:
         print(f"csreply kb search: {exc}", file=sys.stderr)
         return 1

@@ -11,6 +11,7 @@ from pathlib import Path
 from serve.config import KnowledgeSettings
 from serve.knowledge.base import KnowledgeBase
 from serve.knowledge.entries import KNOWLEDGE_DIR
+from serve.retrieval.semantic import SemanticEncoder
 from serve.retrieval.vectors import Embed
 
 logger = logging.getLogger(__name__)
@@ -18,9 +19,15 @@ logger = logging.getLogger(__name__)
 
 class KnowledgeStore:
     def __init__(
-        self, settings: KnowledgeSettings, embed: Embed | None, space: str | None, vectors_dir: Path | None
+        self,
+        settings: KnowledgeSettings,
+        embed: Embed | None,
+        space: str | None,
+        vectors_dir: Path | None,
+        semantic: SemanticEncoder | None = None,
     ) -> None:
         self.settings = settings
+        self.semantic = semantic
         self.root = settings.path or KNOWLEDGE_DIR
         self._embed, self._space, self._vectors_dir = embed, space, vectors_dir
         self.current: KnowledgeBase | None = None
@@ -31,19 +38,26 @@ class KnowledgeStore:
         """Blocking first load (start-up, in a worker thread)."""
         if not self.settings.enabled:
             return None
-        self.current = KnowledgeBase.load(self.root, self._embed, self._space, self._vectors_dir)
+        self.current = KnowledgeBase.load(
+            self.root, self._embed, self._space, self._vectors_dir, self.semantic
+        )
         return self.current
 
-    def use_vectors(self, embed: Embed | None, space: str | None) -> None:
-        """A new router (hot swap): later loads index with its vectors; call `reload` to re-index now."""
+    def use_vectors(
+        self, embed: Embed | None, space: str | None, semantic: SemanticEncoder | None = None
+    ) -> None:
+        """A new router (hot swap): later loads index with its vectors (and the search encoder's, when given);
+        call `reload` to re-index now."""
         self._embed, self._space = embed, space
+        if semantic is not None:
+            self.semantic = semantic
 
     async def reload(self) -> KnowledgeBase | None:
         async with self._lock:
             if not self.settings.enabled:
                 return None
             fresh = await asyncio.to_thread(
-                KnowledgeBase.load, self.root, self._embed, self._space, self._vectors_dir
+                KnowledgeBase.load, self.root, self._embed, self._space, self._vectors_dir, self.semantic
             )
             old = self.current.digest if self.current is not None else None
             self.current = fresh

@@ -11,6 +11,8 @@ every query (BM25 alone ranks well, but its scale depends on the query):
 - `query_covered`: how much of the query's idf weight the best view contains, for keys and body;
 - `dense`: the best cosine between the query's sentence vector and a view's (the router's encoder), raw and
   through the index's fitted projection (serve/retrieval/projection.py), where the router gives vectors;
+- `semantic`: the best cosine with the English search encoder's vectors (serve/retrieval/semantic.py), where
+  the index has them (English);
 - `prior`: the router's probability for the item's intents, when the caller gives it.
 The weights were chosen on a development split of the team's labelled knowledge questions (docs/knowledge.md
 has the figures); the held-out split was only measured.
@@ -40,6 +42,7 @@ SIGNALS = (
     "query_covered_body",
     "dense",
     "dense_fitted",
+    "semantic",
     "prior",
 )
 
@@ -54,15 +57,18 @@ class Weights:
     query_covered_body: float = 2.0
     dense: float = 3.0
     dense_fitted: float = 3.9
+    semantic: float = 10.0
     prior: float = 1.7
 
-    def vector(self, dense: bool, prior: bool) -> np.ndarray:
+    def vector(self, dense: bool, prior: bool, semantic: bool = False) -> np.ndarray:
         """The weights in SIGNALS order, without the signals this query lacks, summing to 1."""
         w = np.array([getattr(self, s) for s in SIGNALS], dtype=np.float64)
         if not dense:
             w[6] = w[7] = 0.0
-        if not prior:
+        if not semantic:
             w[8] = 0.0
+        if not prior:
+            w[9] = 0.0
         return w / w.sum()
 
 
@@ -92,8 +98,10 @@ class HybridIndex:
         vectors: np.ndarray | None = None,
         projection: np.ndarray | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
+        semantic: np.ndarray | None = None,
     ) -> None:
-        """`vectors`: one L2-normalised row per view (or None: lexical only); `projection`: the fitted map."""
+        """`vectors`: one L2-normalised row per view (or None: lexical only); `projection`: the fitted map;
+        `semantic`: one row per view from the search encoder (or None)."""
         bm25s = load_bm25s()
 
         if not views:
@@ -107,6 +115,9 @@ class HybridIndex:
         self.projection = projection
         self.fitted = None if self.vectors is None else project(self.vectors, projection)
         self.weights = weights
+        if semantic is not None and len(semantic) != len(views):
+            raise ValueError(f"{len(semantic)} search vectors for {len(views)} texts")
+        self.semantic = None if semantic is None else np.asarray(semantic, dtype=np.float32)
         view_terms = [terms(v.text) or ["\u2400"] for v in views]  # an empty view still needs a token
         self._bm25 = bm25s.BM25()
         self._bm25.index(view_terms, show_progress=False)
@@ -123,8 +134,10 @@ class HybridIndex:
                 self._postings[t].append(i)
         self._view_weight = np.array([sum(self._idf[t] for t in set(toks)) for toks in view_terms])
 
-    def signals(self, query: str, vector: np.ndarray | None = None) -> np.ndarray:
-        """[n_items, 8]: the signals of SIGNALS but `prior`, per item (the best view of each kind)."""
+    def signals(
+        self, query: str, vector: np.ndarray | None = None, semantic: np.ndarray | None = None
+    ) -> np.ndarray:
+        """[n_items, 9]: the signals of SIGNALS but `prior`, per item (the best view of each kind)."""
         qterms = [t for t in terms(query) if t in self._vocab]
         n_views = len(self.view_items)
         bm25 = np.asarray(self._bm25.get_scores(qterms), dtype=np.float64) if qterms else np.zeros(n_views)
@@ -134,7 +147,7 @@ class HybridIndex:
         covered = matched / np.maximum(self._view_weight, 1e-9)
         query_weight = sum(self._idf[t] for t in set(qterms)) or 1e-9
         query_covered = matched / query_weight
-        out = np.zeros((self.n_items, 8))
+        out = np.zeros((self.n_items, 9))
         for column, values in ((0, bm25), (2, covered), (4, query_covered)):
             for offset, mask in ((0, self.is_key), (1, ~self.is_key)):
                 np.maximum.at(out[:, column + offset], self.view_items[mask], values[mask])
@@ -148,6 +161,10 @@ class HybridIndex:
             q = project(np.asarray(vector, dtype=np.float32)[None, :], self.projection)[0]
             np.maximum.at(fitted, self.view_items, self.fitted @ q)
             out[:, 6], out[:, 7] = np.clip(raw, 0, 1), np.clip(fitted, 0, 1)
+        if self.semantic is not None and semantic is not None:
+            best = np.full(self.n_items, -1.0)
+            np.maximum.at(best, self.view_items, self.semantic @ np.asarray(semantic, dtype=np.float32))
+            out[:, 8] = np.clip(best, 0, 1)
         return out
 
     def search(
@@ -157,13 +174,17 @@ class HybridIndex:
         k: int = 5,
         prior: np.ndarray | None = None,
         allowed: np.ndarray | None = None,
+        semantic: np.ndarray | None = None,
     ) -> list[Hit]:
         """The best `k` items, best first. `prior`: the router's probability per item (its intents);
-        `allowed`: a boolean mask over items (the others are never returned)."""
-        signals = self.signals(query, vector)
+        `allowed`: a boolean mask over items (the others are never returned); `semantic`: the query's
+        search-encoder vector."""
+        signals = self.signals(query, vector, semantic)
         dense = self.vectors is not None and vector is not None
-        weights = self.weights.vector(dense, prior is not None)
-        score = signals @ weights[:8] + (weights[8] * prior if prior is not None else 0.0)
+        weights = self.weights.vector(
+            dense, prior is not None, self.semantic is not None and semantic is not None
+        )
+        score = signals @ weights[:9] + (weights[9] * prior if prior is not None else 0.0)
         if allowed is not None:
             score = np.where(allowed, score, -np.inf)
         order = np.argsort(-score)[:k]

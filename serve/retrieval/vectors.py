@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from serve.retrieval.index import DEFAULT_WEIGHTS, HybridIndex, View, Weights
+from serve.retrieval.semantic import SemanticEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -107,16 +108,22 @@ def build_index(
     space: str | None,
     vectors_dir: Path | None,
     weights: Weights = DEFAULT_WEIGHTS,
+    semantic: SemanticEncoder | None = None,
 ) -> HybridIndex:
     """The hybrid index over items (the knowledge base's entries, the reply bank's replies): item i is found
     by its key texts `keys[i]` (title and questions, situation and examples) and its body `bodies[i]`,
-    lexically and, when `embed` gives vectors, densely."""
+    lexically and, when `embed` gives vectors, densely; `semantic`: the English search encoder, for an
+    English index."""
     views = [View(i, text, "key") for i, texts in enumerate(keys) for text in texts]
     views += [View(i, body, "body") for i, body in enumerate(bodies)]
     vectors, projection = index_vectors(
         [v.text for v in views], [v.item for v in views], embed, space, vectors_dir
     )
-    return HybridIndex(views, vectors, projection, weights)
+    texts = [v.text for v in views]
+    extra = (
+        cached_vectors(texts, semantic.embed, semantic.space, vectors_dir) if semantic is not None else None
+    )
+    return HybridIndex(views, vectors, projection, weights, extra)
 
 
 def _save(path: Path, array: np.ndarray) -> None:

@@ -17,6 +17,7 @@ from asgi_lifespan import LifespanManager
 
 from serve.app import create_app
 from serve.config import GeneratorSettings, RouterSettings, Settings, default_cache_dir
+from serve.retrieval.semantic import SEARCH_ENCODER_DIRNAME
 from serve.router.loading import quick_router_dir
 from tests.api.test_reply import fixed_reply
 from tests.conftest import default_router_dir
@@ -63,6 +64,8 @@ async def test_serves_on_the_quick_router_then_swaps_in_the_built_one(
 ) -> None:
     router_dir = tmp_path / "router" / "default"
     shutil.copytree(quick_router, quick_router_dir(router_dir))
+    search = default_cache_dir() / "models" / SEARCH_ENCODER_DIRNAME  # `csreply prepare` built it
+    shutil.copytree(search, tmp_path / "models" / SEARCH_ENCODER_DIRNAME)
     command = [sys.executable, "-c", STAND_IN_BUILD, str(default_router_dir()), str(router_dir)]
     settings = Settings(
         cache_dir=tmp_path,
@@ -76,6 +79,8 @@ async def test_serves_on_the_quick_router_then_swaps_in_the_built_one(
             assert first["router"]["chain"][0] == "lexical"
             assert any("quick lexical router" in note for note in first["degraded"])
             assert first["knowledge"]["dense"] is False  # no sentence vectors from a lexical router
+            # nor the English search encoder's yet: encoding for it would delay the first reply
+            assert first["knowledge"]["semantic"] is False and first["reply_bank"]["semantic"] is False
             backends, seen_building, statuses = set(), False, []
             for _ in range(400):  # traffic all along; the swap happens between two requests
                 reply = await client.post(
@@ -112,6 +117,7 @@ async def test_serves_on_the_quick_router_then_swaps_in_the_built_one(
     assert (
         after["knowledge"]["dense"] is True and after["knowledge"]["reloads"] == 1
     )  # re-indexed with vectors
+    assert after["knowledge"]["semantic"] is True and after["reply_bank"]["semantic"] is True
     assert not any("quick lexical router" in note for note in after["degraded"])
 
 

@@ -93,3 +93,9 @@ def test_chinese_without_a_chinese_model_never_reaches_the_engine(default_server
         data = reply(default_server, "telecom" if "宽带" in message else "ecommerce", message)
         assert data["intent"]["route"] != "llm" and CJK.search(data["reply"]), data
     assert engine_requests(default_server) == before
+
+
+def test_english_search_uses_the_search_encoder_on_the_default_setup(default_server) -> None:
+    ready = httpx.get(f"{default_server.url}/ready", timeout=10).json()
+    assert ready["knowledge"]["semantic"] is True and ready["reply_bank"]["semantic"] is True
+    assert ready["knowledge"]["dense"] is True
