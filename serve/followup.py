@@ -92,6 +92,28 @@ def is_nudge(text: str) -> bool:
     return _NUDGE_STRIP.sub("", text.lower()) in _NUDGES
 
 
+# Questions: a question mark, a Chinese question word or a sentence-final question particle, or an English
+# question opening. "没什么" (nothing) and "不怎么" (not very) are statements.
+_QUESTION_MARK = re.compile(r"[?？]")
+_ZH_QUESTION = re.compile(
+    r"(?<![没不])什么|(?<!不)怎么|为什么|为何|多久|多少|哪|能不能|能否|可不可以|是不是|是否|有没有|啥|咋"
+    r"|[吗呢么嘛][\s。！!…~～]*$"
+)
+_EN_QUESTION = re.compile(
+    r"^(?:what|why|how|when|where|which|who|whose|can|could|is|are|was|were|do|does|did|will|would|should|"
+    r"shall|may|have|has)\b",
+    re.I,
+)
+
+
+def is_question(text: str) -> bool:
+    """The message asks something (not: states, complains or thanks)."""
+    stripped = text.strip()
+    return bool(
+        _QUESTION_MARK.search(stripped) or _ZH_QUESTION.search(stripped) or _EN_QUESTION.match(stripped)
+    )
+
+
 CARRY_OVER_TOP_K = 3
 # Labels a short follow-up often gets on its own ("I already restarted it" reads as chit-chat or out of
 # scope); for a follow-up they are re-decided with the conversation.

@@ -447,9 +447,12 @@ class PromptLibrary:
         text = self._render(pf.general, pf, sanitize_context(context), given=sanitize_context(given))
         return " ".join(text.split()) if lang == "en" else text
 
-    def handoff_message(self, domain: str, lang: str, context: dict[str, Any] | None) -> str:
+    def handoff_message(
+        self, domain: str, lang: str, context: dict[str, Any] | None, reason: str = "customer_requested_human"
+    ) -> str:
+        """`reason`: the route's reason (the template may say why, e.g. for `follow_up_question`)."""
         pf = self.file(domain, lang)
-        return self._render(pf.handoff, pf, sanitize_context(context), intent="contact_human")
+        return self._render(pf.handoff, pf, sanitize_context(context), intent="contact_human", reason=reason)
 
     def _template(self, source: str) -> Any:
         return compiled(source)
@@ -465,6 +468,7 @@ class PromptLibrary:
             "reference": extra.pop("reference", ""),
             "reference_label": extra.pop("reference_label", ""),
             "given": extra.pop("given", {}),
+            "reason": extra.pop("reason", ""),  # the route's reason (the hand-off says why)
             **extra,
         }
         return self._template(source).render(**variables).strip()
