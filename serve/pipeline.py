@@ -18,6 +18,7 @@ Routes, in this order:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
@@ -53,7 +54,9 @@ from serve.reply_events import (
 )
 from serve.reply_prompt import build_messages, fact_lead
 from serve.response_cache import ResponseCache
+from serve.retrieval.semantic import LANGS as SEMANTIC_LANGS
 from serve.router.base import IntentClassifier, IntentResult
+from serve.router.encoding import detect_lang
 from serve.sessions import Session, SessionStore
 
 logger = logging.getLogger(__name__)
@@ -270,7 +273,10 @@ class ReplyPipeline:
     async def plan(
         self, request: ReplyRequest, session: Session | None, history: tuple[ChatMessage, ...]
     ) -> Plan:
+        early = self._encode_for_search(request)
         reading = await self.conversation.read(request, session, history)
+        if early is not None:
+            await early
         intent, lang = reading.intent, reading.lang
         knowledge = selection = None
         passages: tuple[KnowledgeHit, ...] = ()
@@ -344,6 +350,22 @@ class ReplyPipeline:
         if self.inbox is not None:
             self.inbox.offer(request.message, intent, decision, lang, session, history)
         return Plan(reading, decision, text, passages)
+
+    def _encode_for_search(self, request: ReplyRequest) -> asyncio.Future[object] | None:
+        """The English search encoder's pass over the message, started in a worker thread while the router
+        reads it (about 3 ms each on two cores: side by side instead of one after the other). The searches
+        then find the vector in the encoder's cache; a message the reading turns into something else to
+        search (a follow-up searched with the turns before it) is encoded again there."""
+        semantic = self.knowledge.semantic if self.knowledge is not None else None
+        searched = (self.knowledge is not None and self.knowledge.current is not None) or (
+            self.selector is not None and self.settings.reply_bank
+        )
+        if semantic is None or not searched:
+            return None
+        text = strip_wrapping(request.message) or request.message
+        if (request.lang if request.lang != "auto" else detect_lang(text)) not in SEMANTIC_LANGS:
+            return None
+        return asyncio.ensure_future(asyncio.to_thread(semantic.encode_one, text))
 
     def _sources(self, domain: str, lang: str, selection: Selection) -> tuple[Citation, ...]:
         """The knowledge-base entries a bank reply's facts come from (its `sources`), cited like an answer."""

@@ -132,3 +132,36 @@ def test_only_english_indexes_get_the_search_vectors(encoder: SemanticEncoder) -
     assert without.search("ecommerce", "zh", "退货期限是多久")[0].score == pytest.approx(
         base.search("ecommerce", "zh", "退货期限是多久")[0].score
     )
+
+
+async def test_a_message_is_encoded_once_while_the_router_reads_it(tmp_path: Path) -> None:
+    """The pipeline starts the encoder's pass beside the router's; the knowledge-base and reply-bank searches
+    then find the vector in the cache. A Chinese message is not encoded at all."""
+    import shutil
+
+    from serve.config import GeneratorSettings, Settings
+    from serve.reply_events import ReplyRequest
+    from serve.services import build_services
+    from tests.fakes import ScriptedFakeGenerator, ScriptedTestRouter
+
+    shutil.copytree(prepared_dir(), tmp_path / "models" / SEARCH_ENCODER_DIRNAME)
+    english = "which courier do you use for big parcels?"
+    router = ScriptedTestRouter(
+        {english: ("delivery_problem", 0.42), "你们发什么快递": ("delivery_problem", 0.42)}
+    )
+    settings = Settings(cache_dir=tmp_path, generator=GeneratorSettings(warmup=False))
+    services = await build_services(settings, generator=ScriptedFakeGenerator(), router=router)
+    try:
+        semantic = services.knowledge.semantic
+        assert semantic is not None and services.pipeline.selector is not None
+        semantic.encode_one.cache_clear()
+        await services.pipeline.plan(
+            ReplyRequest(domain="ecommerce", message=f"@ExampleShop {english}"), None, ()
+        )
+        info = semantic.encode_one.cache_info()
+        assert (info.misses, info.hits) == (1, 2)  # encoded once; both searches used it
+        semantic.encode_one.cache_clear()
+        await services.pipeline.plan(ReplyRequest(domain="ecommerce", message="你们发什么快递"), None, ())
+        assert semantic.encode_one.cache_info().misses == 0
+    finally:
+        await services.aclose()
