@@ -64,7 +64,6 @@ class ReplySelector:
         semantic: SemanticEncoder | None = None,
     ) -> None:
         started = time.perf_counter()
-        self._semantic = semantic
         self._replies: dict[tuple[str, str], list[BankReply]] = {}
         self._index: dict[tuple[str, str], HybridIndex] = {}
         self.dense = False
@@ -106,10 +105,7 @@ class ReplySelector:
         if intent is not None and intent.ranking:
             probs = {r.label: r.confidence for r in intent.ranking}
             prior = np.array([probs.get(r.intent, 0.0) for r in replies])
-        semantic = None
-        if self._semantic is not None and index.semantic is not None:
-            semantic = self._semantic.encode_one(query)
-        found = index.search(query, vector, k + 10, prior, semantic=semantic)
+        found = index.search(query, vector, k + 10, prior)
         if prior is not None and intent is not None and intent.label != "out_of_scope":
             # A reply for an intent the router gives no chance needs a close match: on real messages such
             # picks were right 2 times in 14 (a greeting matched "day pass", lazy drivers "cash on delivery").

@@ -57,7 +57,6 @@ class KnowledgeBase:
         semantic: SemanticEncoder | None = None,
     ) -> None:
         started = time.perf_counter()
-        self._semantic = semantic
         self.digest = loaded.digest
         self.expired = len(loaded.expired)
         self.dense = False
@@ -134,12 +133,9 @@ class KnowledgeBase:
         prior = None
         if intents:
             prior = np.array([max((intents.get(i, 0.0) for i in e.intents), default=0.0) for e in items])
-        semantic = None
-        if self._semantic is not None and index.semantic is not None:
-            semantic = self._semantic.encode_one(query)
         return [
             KnowledgeHit(items[h.item], h.score, h, items[h.item].lang != lang)
-            for h in index.search(query, vector, k, prior, semantic=semantic)
+            for h in index.search(query, vector, k, prior)
         ]
 
     def answer(self, hit: KnowledgeHit, lang: str, query: str, company: str, context: dict[str, str]) -> str:

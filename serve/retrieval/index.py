@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -99,9 +99,11 @@ class HybridIndex:
         projection: np.ndarray | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
         semantic: np.ndarray | None = None,
+        encode: Callable[[str], np.ndarray] | None = None,
     ) -> None:
         """`vectors`: one L2-normalised row per view (or None: lexical only); `projection`: the fitted map;
-        `semantic`: one row per view from the search encoder (or None)."""
+        `semantic`: one row per view from the search encoder (or None), and `encode`, the same encoder for a
+        query (so a query is always compared with vectors of its own encoder)."""
         bm25s = load_bm25s()
 
         if not views:
@@ -118,6 +120,7 @@ class HybridIndex:
         if semantic is not None and len(semantic) != len(views):
             raise ValueError(f"{len(semantic)} search vectors for {len(views)} texts")
         self.semantic = None if semantic is None else np.asarray(semantic, dtype=np.float32)
+        self._encode = encode
         view_terms = [terms(v.text) or ["\u2400"] for v in views]  # an empty view still needs a token
         self._bm25 = bm25s.BM25()
         self._bm25.index(view_terms, show_progress=False)
@@ -178,7 +181,9 @@ class HybridIndex:
     ) -> list[Hit]:
         """The best `k` items, best first. `prior`: the router's probability per item (its intents);
         `allowed`: a boolean mask over items (the others are never returned); `semantic`: the query's
-        search-encoder vector."""
+        search-encoder vector (default: from the index's `encode`)."""
+        if semantic is None and self.semantic is not None and self._encode is not None:
+            semantic = self._encode(query)
         signals = self.signals(query, vector, semantic)
         dense = self.vectors is not None and vector is not None
         weights = self.weights.vector(

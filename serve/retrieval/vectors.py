@@ -123,7 +123,9 @@ def build_index(
     extra = (
         cached_vectors(texts, semantic.embed, semantic.space, vectors_dir) if semantic is not None else None
     )
-    return HybridIndex(views, vectors, projection, weights, extra)
+    return HybridIndex(
+        views, vectors, projection, weights, extra, semantic.encode_one if semantic is not None else None
+    )
 
 
 def _save(path: Path, array: np.ndarray) -> None:
