@@ -39,7 +39,7 @@ def summarise(records: list[RequestRecord], duration_s: float, requested_tokens:
         "completed": len(ok),
         "errors": len(records) - len(ok),
         "error_examples": [f"{n}x {e}" for e, n in errors.most_common(3)],
-        "duration_s": round(duration_s, 3),
+        "duration_s": round(duration_s, 6),
         "requests_per_s": round(len(ok) / duration_s, 3) if duration_s else 0.0,
         "output_tok_s": round(tokens / duration_s, 1) if duration_s else 0.0,
         "output_tokens": tokens,

@@ -158,3 +158,15 @@ def test_an_unreachable_server_is_counted_as_errors_and_fails_the_run(tmp_path: 
 def test_percentiles_interpolate_like_numpy() -> None:
     stats = distribution_ms([0.001, 0.002, 0.003, 0.004])
     assert stats == {"mean": 2.5, "p50": 2.5, "p90": 3.7, "p99": 3.97}
+
+
+def test_a_run_of_a_few_milliseconds_keeps_its_duration_exact() -> None:
+    # A sweep against the zero-cost engine can finish in under 10 ms; rounding its duration to the
+    # millisecond had put the reported duration 5 % away from the one the rate was computed from.
+    from serve.loadgen.client import RequestRecord
+    from serve.loadgen.stats import summarise
+
+    records = [RequestRecord(ok=True, ttft_s=0.001, e2e_s=0.002, output_tokens=12) for _ in range(6)]
+    point = summarise(records, duration_s=0.0095, requested_tokens=72)
+    assert point["output_tok_s"] == pytest.approx(point["output_tokens"] / point["duration_s"], rel=1e-3)
+    assert point["requests_per_s"] == pytest.approx(6 / point["duration_s"], rel=1e-3)
