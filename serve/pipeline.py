@@ -20,20 +20,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import secrets
-import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from serve.acts import Act, strip_wrapping
 from serve.admission import Admission
 from serve.config import Settings
-from serve.conversation import ConversationReader, Reading, act_reply_name, search_query
+from serve.conversation import ConversationReader, search_query
 from serve.errors import InvalidRequest
+from serve.fixed_replies import FixedReplies
 from serve.followup import is_question
-from serve.generated import GeneratedReplies, Outcome
+from serve.generated import GeneratedReplies
 from serve.generation.base import ChatMessage, Generator, VariantRouting
 from serve.inbox import FeedbackInbox
 from serve.knowledge.base import KnowledgeHit
@@ -53,11 +52,13 @@ from serve.reply_events import (
     RouteDecision,
 )
 from serve.reply_prompt import build_messages, fact_lead
+from serve.reply_turn import Plan, ReplyTurn
 from serve.response_cache import ResponseCache
 from serve.retrieval.semantic import LANGS as SEMANTIC_LANGS
 from serve.router.base import IntentClassifier, IntentResult
 from serve.router.encoding import detect_lang
 from serve.sessions import Session, SessionStore
+from serve.short_messages import is_brief, is_short
 
 logger = logging.getLogger(__name__)
 
@@ -164,76 +165,6 @@ def decide_route(
 # How much lower the bank's threshold is for a message the router reads as out of scope (see `plan`).
 OUT_OF_SCOPE_EASING = 0.1
 
-# Never offered in "is this about X or Y?": nobody asks to talk about chit-chat or something else.
-_NOT_OPTIONS = frozenset({"out_of_scope", "greeting_chitchat"})
-
-
-# A message this short can be ambiguous; a longer one has said what it is about. Counted in words that carry
-# letters (not hashtags, numbers or punctuation) and in hanzi. Judged on real posts, a clarifying question for
-# an unsure reading passed 2 times in 9, both for messages of a few words, while the acknowledgement that asks
-# for the missing detail passed about 6 times in 10; 12 words or 20 hanzi took in whole complaints.
-SHORT_WORDS, SHORT_HANZI = 6, 10
-# An unrelated request is usually one short sentence (write me some code, who will win the match); above this
-# a message the router reads as unrelated was, on real posts to brands, more often a complaint (acknowledged).
-BRIEF_WORDS, BRIEF_HANZI = 12, 20
-_HANZI = re.compile(r"[\u3400-\u9fff]")
-_HASHTAG = re.compile(r"#\w+")
-_LETTER = re.compile(r"[^\W\d_]")
-
-
-def is_short(message: str, words: int = SHORT_WORDS, hanzi: int = SHORT_HANZI) -> bool:
-    text = _HASHTAG.sub(" ", strip_wrapping(message))
-    counted = [w for w in _HANZI.sub(" ", text).split() if _LETTER.search(w)]
-    return len(_HANZI.findall(text)) <= hanzi and len(counted) <= words
-
-
-def is_brief(message: str) -> bool:
-    """Short enough to be a request unrelated to the business (answered with the out-of-scope reply)."""
-    return is_short(message, BRIEF_WORDS, BRIEF_HANZI)
-
-
-def clarify_options(intent: IntentResult) -> list[str]:
-    """The two likeliest topics a customer could mean (an empty list: the ranking has no two real topics, and
-    the open question is asked)."""
-    options = [r.label for r in intent.ranking if r.label not in _NOT_OPTIONS][:2]
-    return options if len(options) == 2 else []
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    reading: Reading
-    decision: RouteDecision
-    text: str | None  # the reply of every route but llm
-    passages: tuple[KnowledgeHit, ...] = ()  # the llm route's reference passages
-
-
-@dataclass(eq=False)
-class ReplyTurn:
-    """One /v1/reply or /v1/suggest request as far as it has got, filled in by the pipeline as it goes: what
-    the API needs when it stops the work early (the deadline: `ReplyPipeline.end_on_deadline`; the client
-    leaving, the drain, an error: the usage for the metrics)."""
-
-    request: ReplyRequest
-    started: float = field(default_factory=time.perf_counter)
-    session: Session | None = None
-    reading: Reading | None = None
-    decision: RouteDecision | None = None
-    variant: str | None = None  # the engine-pool member the reply was assigned to (generated replies)
-    outcome: Outcome = field(default_factory=Outcome)
-    streamed: list[str] = field(default_factory=list)  # the texts of the delta events handed out so far
-    remembered: bool = False  # the turn is in the session
-
-    @property
-    def text(self) -> str:
-        return "".join(self.streamed)
-
-    def elapsed_ms(self) -> float:
-        return round((time.perf_counter() - self.started) * 1000, 3)
-
-    def usage(self) -> tuple[int, int]:
-        """(prompt tokens, completion tokens) generated so far."""
-        return self.outcome.prompt_tokens, self.outcome.completion_tokens
-
 
 class ReplyPipeline:
     def __init__(
@@ -268,6 +199,7 @@ class ReplyPipeline:
         self.variants = generator if isinstance(generator, VariantRouting) else None
         replies_cache = ReplyCache(cache, generator, settings.reply, library)
         self.generated = GeneratedReplies(generator, library, admission, replies_cache, settings.reply)
+        self.fixed = FixedReplies(library, knowledge)
 
     # ------------------------------------------------------------------ deciding
     async def plan(
@@ -329,11 +261,11 @@ class ReplyPipeline:
                 citations=tuple(Citation(h.entry.id, h.entry.title, h.entry.lang, h.score) for h in passages),
             )
         elif decision.route == "selected" and selection is not None and selection.reply.sources:
-            decision = replace(decision, citations=self._sources(request.domain, lang, selection))
+            decision = replace(decision, citations=self.fixed.sources(request.domain, lang, selection))
         text = (
             None
             if decision.route == "llm"
-            else self._fixed_reply(request, reading, decision, knowledge, selection)
+            else self.fixed.render(request, reading, decision, knowledge, selection)
         )
         logger.info(
             "reply.routed intent=%s confidence=%.3f route=%s reason=%s lang=%s backend=%s",
@@ -367,14 +299,6 @@ class ReplyPipeline:
             return None
         return asyncio.ensure_future(asyncio.to_thread(semantic.encode_one, text))
 
-    def _sources(self, domain: str, lang: str, selection: Selection) -> tuple[Citation, ...]:
-        """The knowledge-base entries a bank reply's facts come from (its `sources`), cited like an answer."""
-        base = self.knowledge.current if self.knowledge is not None else None
-        if base is None:
-            return ()
-        found = (base.entry(domain, lang, i) for i in selection.reply.sources)
-        return tuple(Citation(e.id, e.title, e.lang, selection.score) for e in found if e is not None)
-
     def _own_facts(self, request: ReplyRequest, lang: Lang, intent: str) -> bool:
         """The customer context holds the facts that answer the intent (its lead sentence renders)."""
         return bool(request.context) and bool(
@@ -393,45 +317,6 @@ class ReplyPipeline:
             k=max(1, self.knowledge_settings.passages),
             intents={r.label: r.confidence for r in intent.ranking},
         )
-
-    def _fixed_reply(
-        self,
-        request: ReplyRequest,
-        reading: Reading,
-        decision: RouteDecision,
-        knowledge: KnowledgeHit | None,
-        selection: Selection | None,
-    ) -> str:
-        """The reply of every route that needs no model."""
-        domain, lang, context, intent = request.domain, reading.lang, request.context, reading.intent
-        if decision.route == "act" and reading.act is not None:
-            if reading.act.kind == "greeting":  # only an @mention or a link: ask how we can help
-                return self.library.template_reply(domain, lang, "greeting_chitchat", context)
-            return self._act_reply(domain, lang, reading)
-        base = self.knowledge.current if self.knowledge is not None else None
-        if decision.route == "knowledge" and knowledge is not None and base is not None:
-            company = self.library.file(domain, lang).company
-            return base.answer(
-                knowledge, lang, request.message, company, {k: str(v) for k, v in context.items()}
-            )
-        if decision.route == "selected" and selection is not None:
-            return self.library.bank_reply(domain, lang, selection.reply, context, reading.given)
-        if decision.route == "handoff":
-            return self.library.handoff_message(domain, lang, context, decision.reason)
-        if decision.route == "clarify":
-            return self.library.clarify_question(domain, lang, intent.label, clarify_options(intent), context)
-        if decision.reason == "general_acknowledgement":
-            return self.library.general_reply(domain, lang, context, reading.given)
-        if decision.route == "canned":
-            return self.library.canned_reply(domain, lang, intent.label, reading.given)
-        return self.library.template_reply(domain, lang, intent.label, context)
-
-    def _act_reply(self, domain: str, lang: Lang, reading: Reading) -> str:
-        act, name = reading.act, act_reply_name(reading)
-        if act is not None and act.kind == "reference":
-            reference, kind = act.reference or "", act.reference_kind or "order"
-            return self.library.act_reply(domain, lang, name, reading.topic, reference, kind)
-        return self.library.act_reply(domain, lang, name, reading.topic)
 
     def build_messages(
         self,

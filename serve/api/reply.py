@@ -24,8 +24,8 @@ from serve.api.reply_models import (
 from serve.api.sse import Frame, SSEResponse, dumps, first_event, json_data, sse_response
 from serve.errors import NotFound
 from serve.metrics import RequestObserver
-from serve.pipeline import ReplyTurn
 from serve.reply_events import DeltaEvent, IntentEvent, ReplyEvent
+from serve.reply_turn import ReplyTurn
 from serve.streams import TIMEOUT_HEADER
 
 router = APIRouter()

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from serve.pipeline import decide_route, is_brief, is_short
+from serve.pipeline import decide_route
 from serve.prompts import PromptLibrary
 from serve.reply_bank import is_angry
 from serve.router.base import IntentResult, Ranked
+from serve.short_messages import is_brief, is_short
 
 
 @pytest.mark.parametrize(
