@@ -10,124 +10,30 @@ changes nothing in the rendered system prompt.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import yaml
 from jinja2 import TemplateError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from serve.prompt_files import (
+    BankReply,
+    Manifest,
+    PromptConfigError,
+    PromptFile,
+    ReplyBankFile,
+    RouteRule,
+    load_model,
+)
 from serve.resources import data_dir
 from serve.sandbox import compiled
 from serve.taxonomy import DOMAINS, INTENTS
-from serve.yamlfile import read_yaml
 
-Route = Literal["llm", "canned", "clarify", "handoff", "template", "knowledge", "selected", "act"]
 LANGS = ("en", "zh")
 PROMPTS_DIR = data_dir("prompts")  # the checkout's prompts/, or the wheel's copy (serve/resources.py)
 
 _CONTEXT_KEY = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 MAX_CONTEXT_FIELDS = 24
 MAX_CONTEXT_VALUE_CHARS = 200
-
-
-class PromptConfigError(ValueError):
-    """The prompt library is inconsistent; the message lists every problem with file and field."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class IntentPrompts(_Strict):
-    guidance: str = Field(min_length=1)
-    reply: str = Field(min_length=1)  # template reply (Jinja): languages the generator does not write
-    canned: str | None = None  # sent verbatim for canned routes
-    # sent verbatim instead when the customer has already given their order or phone number (or sent the
-    # details privately), so the locked reply does not ask for them again
-    canned_given: str | None = None
-    clarify: str | None = None
-    # Generated replies open with this (Jinja; empty when the context lacks the facts): the customer facts
-    # that answer the intent, stated by the template, so a small model cannot leave them out or alter them.
-    lead: str | None = None
-
-
-class ActReplies(_Strict):
-    """Replies to conversation acts (serve/acts.py), Jinja with `topic` (the open topic's name, or ""),
-    `reference` and `reference_label`."""
-
-    thanks: str = Field(min_length=1)
-    acknowledgement: str = Field(min_length=1)
-    waiting: str = Field(min_length=1)  # "ok" after we asked the customer for something
-    after_handoff: str = Field(min_length=1)  # "ok" or "thanks" after the conversation went to a person
-    reference_open: str = Field(min_length=1)  # a bare reference inside a conversation about a topic
-    reference_new: str = Field(min_length=1)  # a bare reference with nothing before it
-    resolved: str = Field(min_length=1)  # "it's working now": glad it is solved, thanks for telling us
-    feedback: str = Field(min_length=1)  # a short remark or wish ending in thanks: recorded and passed on
-    reference_labels: dict[Literal["order", "tracking", "phone"], str]
-
-
-class PromptFile(_Strict):
-    version: Literal[1]
-    domain: Literal["telecom", "ecommerce"]
-    lang: Literal["en", "zh"]
-    company: str = Field(min_length=1)
-    system: str = Field(min_length=1)
-    clarify: str = Field(min_length=1)  # "is this about {{ options[0] }} or {{ options[1] }}?"
-    clarify_open: str = Field(min_length=1)  # no two likely topics: ask what the customer needs
-    general: str = Field(
-        min_length=1
-    )  # nothing specific fits a long message: acknowledge, ask for the detail
-    handoff: str = Field(min_length=1)
-    intent_names: dict[str, str]
-    intents: dict[str, IntentPrompts]
-    acts: ActReplies
-
-
-class BankReply(_Strict):
-    """One reply of the reply bank: a situation, the customer messages it fits, and the agent's reply."""
-
-    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=80)
-    intent: str
-    situation: str = Field(min_length=1)
-    examples: list[str] = Field(min_length=1)
-    reply: str = Field(min_length=1)  # Jinja, like the template replies
-    handoff: bool = False  # the reply passes the conversation to a human agent
-    tone: Literal["any", "positive"] = "any"  # positive: thanks for praise, never sent to an angry message
-    # knowledge-base entries (ids, same domain and language) whose facts this reply states: cited when sent
-    sources: list[str] = []
-
-
-class ReplyBankFile(_Strict):
-    version: Literal[1]
-    domain: Literal["telecom", "ecommerce"]
-    lang: Literal["en", "zh"]
-    replies: list[BankReply]
-
-
-class RouteOverride(_Strict):
-    domain: Literal["telecom", "ecommerce", "*"] = "*"
-    intent: str
-    lang: Literal["en", "zh", "*"] = "*"
-    route: Literal["llm", "canned", "handoff"]
-    reason: str | None = None
-
-
-class Manifest(_Strict):
-    version: Literal[1]
-    files: dict[str, dict[str, str]]
-    replies: dict[str, dict[str, str]] = {}  # the reply bank per domain and language (optional)
-    default_route: Literal["llm", "canned", "handoff"] = "llm"
-    routes: dict[str, Literal["llm", "canned", "handoff"]] = {}
-    overrides: list[RouteOverride] = []
-    handoff_after_uncertain_turns: int = Field(2, ge=1)
-
-
-@dataclass(frozen=True, slots=True)
-class RouteRule:
-    route: Literal["llm", "canned", "handoff"]
-    reason: str
 
 
 # `{% if given.x is defined %}A{% else %}B{% endif %}`: A and B say the same thing for a customer who did or
@@ -179,7 +85,7 @@ class PromptLibrary:
     @classmethod
     def load(cls, root: Path = PROMPTS_DIR) -> PromptLibrary:
         problems: list[str] = []
-        manifest = _load_model(root / "manifest.yaml", Manifest, problems)
+        manifest = load_model(root / "manifest.yaml", Manifest, problems)
         files: dict[tuple[str, str], PromptFile] = {}
         if manifest is not None:
             for domain in DOMAINS:
@@ -188,7 +94,7 @@ class PromptLibrary:
                     if rel is None:
                         problems.append(f"manifest.yaml: files.{domain}.{lang} is missing")
                         continue
-                    loaded = _load_model(root / rel, PromptFile, problems)
+                    loaded = load_model(root / rel, PromptFile, problems)
                     if loaded is not None:
                         if (loaded.domain, loaded.lang) != (domain, lang):
                             problems.append(
@@ -198,7 +104,7 @@ class PromptLibrary:
         banks: dict[tuple[str, str], ReplyBankFile] = {}
         for domain, by_lang in (manifest.replies if manifest is not None else {}).items():
             for lang, rel in by_lang.items():
-                bank = _load_model(root / rel, ReplyBankFile, problems)
+                bank = load_model(root / rel, ReplyBankFile, problems)
                 if bank is not None:
                     if (bank.domain, bank.lang) != (domain, lang):
                         problems.append(
@@ -472,25 +378,6 @@ class PromptLibrary:
             **extra,
         }
         return self._template(source).render(**variables).strip()
-
-
-def _load_model(path: Path, model: type[BaseModel], problems: list[str]) -> Any:
-    try:
-        raw = read_yaml(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        problems.append(f"{path.parent.name}/{path.name}: file not found ({path})")
-        return None
-    except yaml.YAMLError as exc:
-        problems.append(f"{path.parent.name}/{path.name}: not valid YAML: {exc}")
-        return None
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        for err in exc.errors():
-            problems.append(
-                f"{path.parent.name}/{path.name}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-            )
-        return None
 
 
 def main() -> int:

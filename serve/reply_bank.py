@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from serve.prompts import BankReply, PromptLibrary, without_given_branches
+from serve.prompt_files import BankReply
+from serve.prompts import PromptLibrary, without_given_branches
 from serve.retrieval.index import Hit, HybridIndex
 from serve.retrieval.semantic import LANGS as SEMANTIC_LANGS
 from serve.retrieval.semantic import SemanticEncoder

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from serve.generation.base import ChatMessage
-from serve.prompts import Route
+from serve.prompt_files import Route
 from serve.router.base import IntentResult
 
 Lang = Literal["en", "zh"]
