@@ -14,6 +14,7 @@ two cores), since the encoder runs for every English message on top of the route
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import warnings
@@ -33,7 +34,7 @@ MIN_COSINE = 0.97  # INT8 against the PyTorch FP32 vectors, per parity text
 def prepare_search_encoder(cache_dir: Path, encoder_dir: Path) -> Path:
     """<cache>/models/<SEARCH_ENCODER_DIRNAME>: built from the fetched MiniLM directory unless current."""
     out_dir = cache_dir / "models" / SEARCH_ENCODER_DIRNAME
-    source = sha256_file(encoder_dir / "model.safetensors")
+    source = _source_digest(encoder_dir)
     if _is_current(out_dir, source):
         print(f"search encoder ready: {out_dir}", file=sys.stderr)
         return out_dir
@@ -53,8 +54,6 @@ def prepare_search_encoder(cache_dir: Path, encoder_dir: Path) -> Path:
 def export(encoder_dir: Path, out_dir: Path) -> float:
     """Writes model.int8.onnx and tokenizer.json to `out_dir`; returns the lowest cosine between its vectors
     and PyTorch's on PARITY_TEXTS (raises below MIN_COSINE)."""
-    import shutil
-
     import onnx
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -128,6 +127,14 @@ def _mean_pooled(bert: Any) -> Any:
             return torch.nn.functional.normalize(mean, dim=-1)
 
     return MeanPooled()
+
+
+def _source_digest(encoder_dir: Path) -> str:
+    """The sha256 of the MiniLM weights the export is made from. `prepare` has just checked every file of that
+    directory against its manifest, so the recorded digest is the file's; hashing the 90 MB again would only
+    repeat that check."""
+    recorded = (read_manifest(encoder_dir) or {}).get("files", {}).get("model.safetensors")
+    return recorded if isinstance(recorded, str) else sha256_file(encoder_dir / "model.safetensors")
 
 
 def _is_current(out_dir: Path, source_sha256: str) -> bool:
