@@ -30,7 +30,7 @@ class SemanticEncoder:
     def __init__(self, model_dir: Path, threads: int | None = None) -> None:
         from serve.router.onnx import OnnxSession
 
-        self._encoder = TextEncoder(model_dir / "tokenizer.json", MAX_TOKENS)
+        self._encoder = self.tokenizer_only(model_dir)
         self._session = OnnxSession(model_dir / MODEL_FILE, threads=threads).session
         digest = hashlib.sha256((model_dir / MODEL_FILE).read_bytes()).hexdigest()[:16]
         # the vectors' cache key: another model file (or way of encoding), other vectors

@@ -116,10 +116,8 @@ def build_index(
     English index."""
     views = [View(i, text, "key") for i, texts in enumerate(keys) for text in texts]
     views += [View(i, body, "body") for i, body in enumerate(bodies)]
-    vectors, projection = index_vectors(
-        [v.text for v in views], [v.item for v in views], embed, space, vectors_dir
-    )
     texts = [v.text for v in views]
+    vectors, projection = index_vectors(texts, [v.item for v in views], embed, space, vectors_dir)
     extra = (
         cached_vectors(texts, semantic.embed, semantic.space, vectors_dir) if semantic is not None else None
     )

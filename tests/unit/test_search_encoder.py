@@ -51,10 +51,7 @@ def test_an_indexed_text_gets_exactly_the_vector_it_gets_as_a_message(encoder: S
     for text, row in zip(texts, together, strict=True):
         assert np.array_equal(row, encoder.encode_one(text))
     # why texts are not batched: dynamic INT8 scales a run's activations by their range, padding included
-    batch = encoder._encoder.encode(texts)
-    (batched,) = encoder._session.run(
-        ["embedding"], {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask}
-    )
+    batched = encoder._run(encoder._encoder.encode(texts))
     assert float(batched[1] @ together[1]) < 0.995
 
 
