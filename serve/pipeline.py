@@ -226,11 +226,12 @@ class ReplyPipeline:
             ):
                 knowledge = hits[0]
             passages = tuple(h for h in hits if h.score >= self.knowledge_settings.passage_min_score)
-            if self.selector is not None and self.settings.reply_bank:
+            bank = self._bank
+            if bank is not None:
                 # Messages come to a brand's own channel: one the router reads as unrelated is still more
                 # often a complaint or question about the business, so a bank reply needs less evidence.
                 threshold = self.settings.select_min_score[lang] - (OUT_OF_SCOPE_EASING if unrelated else 0.0)
-                selection = self.selector.select(
+                selection = bank.select(
                     request.domain, lang, strip_wrapping(request.message) or query, intent, threshold
                 )
             if knowledge is not None and selection is not None and selection.score > knowledge.score:
@@ -283,15 +284,20 @@ class ReplyPipeline:
             self.inbox.offer(request.message, intent, decision, lang, session, history)
         return Plan(reading, decision, text, passages)
 
+    @property
+    def _bank(self) -> ReplySelector | None:
+        """The reply bank's selector when bank replies are on (`reply.reply_bank`), else None."""
+        return self.selector if self.settings.reply_bank else None
+
     def _encode_for_search(self, request: ReplyRequest) -> asyncio.Future[object] | None:
         """The English search encoder's pass over the message, started in a worker thread while the router
         reads it (about 3 ms each on two cores: side by side instead of one after the other). The searches
         then find the vector in the encoder's cache; a message the reading turns into something else to
         search (a follow-up searched with the turns before it) is encoded again there."""
         semantic = self.knowledge.semantic if self.knowledge is not None else None
-        searched = (self.knowledge is not None and self.knowledge.current is not None) or (
-            self.selector is not None and self.settings.reply_bank
-        )
+        searched = (
+            self.knowledge is not None and self.knowledge.current is not None
+        ) or self._bank is not None
         if semantic is None or not searched:
             return None
         text = strip_wrapping(request.message) or request.message
@@ -475,8 +481,9 @@ class ReplyPipeline:
         turn.reading, turn.decision = reading, decision
         if plan.text is not None:
             suggestions = [{"text": plan.text, "source": decision.route}]
-            if self.selector is not None and self.settings.reply_bank and reading.act is None:
-                for candidate in self.selector.candidates(
+            bank = self._bank
+            if bank is not None and reading.act is None:
+                for candidate in bank.candidates(
                     request.domain, reading.lang, request.message, reading.intent, k=n
                 ):
                     text = self.library.bank_reply(
